@@ -1,0 +1,136 @@
+"""The face that every game engine shows the hub.
+
+Engines are sans-I/O state machines: plain data in, plain data out, no clock, no sockets, no
+asyncio. Everything that depends on time (deadlines, the fastest hand) reaches an engine as an
+action that the hub applies, so the same seed and the same actions always give the same game.
+That one property carries replays, fail-over from an action log, and reproducible bug reports.
+
+A game is an object with the methods of `Game`; `BaseGame` supplies the defaults that most
+games share. State objects are each game's own, but every one must survive `copy.deepcopy`
+and `pickle` (the hub snapshots rooms that way) and must keep its randomness in its own
+`random.Random`, seeded by `setup`.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypedDict
+
+Action = dict[str, Any]
+View = dict[str, Any]
+Event = dict[str, Any]
+
+#: The seat that the hub itself acts as, for results of timed contests.
+HUB = None
+
+
+class IllegalAction(Exception):
+    """Refusal of an action; raised before anything in the state has changed.
+
+    `code` is one of the protocol's error codes: `illegal`, `not_your_turn`, `bad_message`,
+    `game_over`, `unauthorized`.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Option(TypedDict, total=False):
+    default: Any
+    choices: list[Any]
+    min: int
+    max: int
+    doc: str
+
+
+class Result(TypedDict, total=False):
+    winners: list[int]
+    scores: list[int]
+
+
+@dataclass(frozen=True)
+class Contest:
+    """A timed contest the hub must run, as the engine declares it.
+
+    The hub opens it when `contest(state)` starts returning it, judges the fastest fair hand
+    among `eligible` seats, and answers by applying, as seat `HUB`,
+    `{"type": "contest_result", "key": key, "winner": seat or None}`.
+    """
+
+    key: str
+    kind: str
+    eligible: tuple[int, ...]
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Game(Protocol):
+    id: str
+    name: str
+    description: str
+    min_players: int
+    max_players: int
+    options: Mapping[str, Option]
+
+    def setup(self, seats: int, seed: int, options: Mapping[str, Any]) -> Any: ...
+    def active(self, state: Any) -> list[int]: ...
+    def legal(self, state: Any, seat: int) -> list[Action]: ...
+    def apply(self, state: Any, seat: int | None, action: Any) -> list[Event]: ...
+    def view(self, state: Any, seat: int | None) -> View: ...
+    def result(self, state: Any) -> Result | None: ...
+    def timeout_action(self, state: Any, seat: int) -> Action: ...
+    def contest(self, state: Any) -> Contest | None: ...
+    def bot_action(self, view: View, rng: random.Random) -> Action | None: ...
+    def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+class BaseGame:
+    """Defaults shared by the four games; each game overrides what its rules need."""
+
+    id = ""
+    name = ""
+    description = ""
+    min_players = 2
+    max_players = 2
+    options: Mapping[str, Option] = {}
+
+    def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Fill defaults and refuse unknown names or values outside their choices."""
+        if not self.min_players <= seats <= self.max_players:
+            raise IllegalAction(
+                "bad_message", f"{self.name} seats {self.min_players} to {self.max_players} players"
+            )
+        out: dict[str, Any] = {}
+        for key in options:
+            if key not in self.options:
+                raise IllegalAction("bad_message", f"unknown option {key!r}")
+        for key, spec in self.options.items():
+            value = options.get(key, spec.get("default"))
+            choices = spec.get("choices")
+            if choices is not None and value not in choices:
+                raise IllegalAction("bad_message", f"option {key!r} must be one of {choices}")
+            if "min" in spec or "max" in spec:
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise IllegalAction("bad_message", f"option {key!r} must be an integer")
+                if value < spec.get("min", value) or value > spec.get("max", value):
+                    raise IllegalAction(
+                        "bad_message", f"option {key!r} must lie in {spec.get('min')}..{spec.get('max')}"
+                    )
+            out[key] = value
+        return out
+
+    def contest(self, state: Any) -> Contest | None:
+        return None
+
+    def timeout_action(self, state: Any, seat: int) -> Action:
+        return self.legal(state, seat)[0]
+
+    def legal(self, state: Any, seat: int) -> list[Action]:  # pragma: no cover - every game overrides
+        raise NotImplementedError
+
+    def bot_action(self, view: View, rng: random.Random) -> Action | None:
+        """A bot sees only its own seat's view, so it can never cheat; the default plays at random."""
+        legal = view.get("legal") or []
+        return rng.choice(legal) if legal else None
