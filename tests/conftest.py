@@ -51,7 +51,8 @@ class HubProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed by the process's end
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hub", "serve", "--host", "127.0.0.1", "--port", str(self.port), *self.args],
+            [sys.executable, "-m", "hub", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+             *self.args],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout
