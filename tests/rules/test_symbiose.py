@@ -55,6 +55,13 @@ def test_deck_has_36_cards_balanced_and_the_rulebook_examples() -> None:
         assert c.kind == "fixed" or c.counts in (ANIMALS if c.kind == "per_animal" else COLOURS)
     labels = {c.label for c in DECK}
     assert {"8 points", "2 per dragonfly", "4 per orange"} <= labels
+    assert sorted(c.points for c in DECK if c.kind == "fixed") == [3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8]
+    worth: Counter[str] = Counter()
+    for c in DECK:
+        if c.kind != "fixed":
+            assert c.counts not in (c.colour, c.animal), "no card counts its own colour or animal"
+            worth[c.counts] += c.points
+    assert worth == dict.fromkeys(COLOURS + ANIMALS, 6)
 
 
 def test_registered_with_its_mode_option() -> None:
