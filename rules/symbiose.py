@@ -319,8 +319,8 @@ class Symbiose(BaseGame):
             state.phase = "flip" if state.turn < state.seats else "swap"
 
     def _finish(self, state: State) -> None:
-        """All cards are revealed for scoring (in standard play every Pond card is up by now
-        anyway: each turn turns exactly one more card face up)."""
+        """All cards are revealed for scoring. Every Pond card is up by now anyway (each turn
+        turns exactly one more face up); only duel's River may still hold face-down cards."""
         state.phase = "over"
         for ups in state.up:
             ups[:] = [True] * POND
