@@ -25,10 +25,7 @@ def play(seats: int, mode: str, seed: int, bots: frozenset[int]) -> State:
     rng = random.Random(seed)
     while state.phase != "over":
         seat = GAME.active(state)[0]
-        if seat in bots:
-            action = GAME.bot_action(GAME.view(state, seat), rng)
-        else:
-            action = rng.choice(GAME.legal(state, seat))
+        action = GAME.bot_action(GAME.view(state, seat), rng) if seat in bots else rng.choice(GAME.legal(state, seat))
         assert action is not None
         GAME.apply(state, seat, action)
     return state

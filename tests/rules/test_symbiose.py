@@ -393,10 +393,7 @@ def test_greedy_bot_beats_random_play() -> None:
         rng = random.Random(seed)
         while s.phase != "over":
             seat = GAME.active(s)[0]
-            if seat == seed % 2:
-                action = GAME.bot_action(GAME.view(s, seat), rng)
-            else:
-                action = rng.choice(GAME.legal(s, seat))
+            action = GAME.bot_action(GAME.view(s, seat), rng) if seat == seed % 2 else rng.choice(GAME.legal(s, seat))
             assert action is not None
             GAME.apply(s, seat, action)
         result = GAME.result(s)
