@@ -313,8 +313,14 @@ async def endpoint(ws: WebSocket) -> None:
     rooms: Rooms = ws.app.state.rooms
     codec, chosen = pick_codec(list(ws.scope.get("subprotocols") or []))
     ip = (ws.client.host if ws.client else "") or ""
-    if rooms.settings.conns_per_ip > 0 and sum(1 for c in rooms.conns if c.ip == ip) >= rooms.settings.conns_per_ip:
+    if not rooms.admit(ip):
+        # accepted, then closed, so that the client sees a close code rather than a refused handshake
+        await ws.accept(subprotocol=chosen)
+        rooms.metrics.closes.labels(str(CLOSE_TOO_SLOW)).inc()
         await ws.close(CLOSE_TOO_SLOW, "too many connections from this address")
         return
-    await ws.accept(subprotocol=chosen)
-    await Connection(rooms, ws, codec, ip).run()
+    try:
+        await ws.accept(subprotocol=chosen)
+        await Connection(rooms, ws, codec, ip).run()
+    finally:
+        rooms.release(ip)

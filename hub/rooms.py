@@ -5,7 +5,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,7 @@ class Rooms:
         self.metrics = metrics
         self.rooms: dict[str, Room] = {}
         self.conns: set[Connection] = set()
+        self.conns_by_ip: Counter[str] = Counter()  # open connections per address, counted in O(1)
         self.hub_option_specs = hub_options(settings)
         self._created_by_ip: dict[str, deque[float]] = defaultdict(deque)
         self._ticker: asyncio.Task[None] | None = None
@@ -109,6 +110,19 @@ class Rooms:
         if len(q) >= self.settings.rooms_per_ip_per_min:
             raise RoomError("rate_limited", "too many rooms created from this address; wait a minute", 429)
         q.append(now)
+
+    def admit(self, ip: str) -> bool:
+        """Count a new connection from `ip`, or refuse it when the address holds its share already."""
+        limit = self.settings.conns_per_ip
+        if limit > 0 and self.conns_by_ip[ip] >= limit:
+            return False
+        self.conns_by_ip[ip] += 1
+        return True
+
+    def release(self, ip: str) -> None:
+        self.conns_by_ip[ip] -= 1
+        if self.conns_by_ip[ip] <= 0:
+            del self.conns_by_ip[ip]
 
     def get(self, rid: Any) -> Room | None:
         return self.rooms.get(rid) if isinstance(rid, str) else None
