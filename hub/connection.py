@@ -170,8 +170,9 @@ class Connection:
             return b""
         self.last_in = time.monotonic()
         self.metrics.frames_in.inc()
-        self.metrics.bytes_in.inc(len(data))
-        if len(data) > self.settings.max_frame_bytes:
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
+        self.metrics.bytes_in.inc(size)
+        if size > self.settings.max_frame_bytes:
             self.close(CLOSE_TOO_LARGE, "frame too large")
             return None
         return data
