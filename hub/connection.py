@@ -80,6 +80,7 @@ class Connection:
             return
         if len(self.queue) >= self.settings.send_queue:
             self.close(CLOSE_TOO_SLOW, "too slow: the send queue is full", now=True)
+            self._abort()
             return
         self.queue.append(data)
         self._wake.set()
@@ -93,6 +94,15 @@ class Connection:
         if now:
             self.queue.clear()
         self._wake.set()
+
+    def _abort(self) -> None:
+        """Drop a reader that stopped reading: its socket is full, so no close frame could get through."""
+        if self._writer is not None:
+            self._writer.cancel()
+        protocol = getattr(getattr(self.ws, "_send", None), "__self__", None)
+        transport = getattr(protocol, "transport", None)
+        if transport is not None and hasattr(transport, "abort"):
+            transport.abort()
 
     async def _write(self) -> None:
         ws = self.ws

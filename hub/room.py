@@ -362,6 +362,6 @@ class Room:
             self._cancel_bot(seat)
         for aud in self.audiences.values():
             for conn in list(aud.conns):
-                conn.close(1001, "the room was closed")
+                conn.close(4004, "the room is gone")
         if self.contests is not None:
             self.contests.close()

@@ -88,7 +88,7 @@ class HubProcess:
 @pytest.fixture(scope="session")
 def hub() -> Iterator[HubProcess]:
     """One hub on the embedded in-memory backend for the whole session."""
-    h = HubProcess("--bot-delay-ms", "0").start()
+    h = HubProcess("--bot-delay-ms", "0", "--verify-deltas", "--finished-ttl-s", "30").start()
     yield h
     h.stop()
 
