@@ -180,7 +180,7 @@ export function renderLobby(el) {
       const seatChips = seats.map((s) => {
         if (s.name || s.bot) {
           return h("li", { class: `seat ${s.bot ? "bot" : ""}` },
-            `${s.seat}: ${s.bot ? "⚙ " : "☺ "}${s.name || "bot"}${s.connected === false && !s.bot ? " (away)" : ""}`);
+            `${s.seat}: ${s.bot ? "⚙ " : "☺ "}${s.name || "bot"}${s.connected === false && !s.bot && r.status === "playing" ? " (away)" : ""}`);
         }
         return h("li", { class: "seat free" },
           r.status === "waiting"

@@ -240,7 +240,8 @@ class TableSession {
     const parts = [h("h2", { class: "title", "data-testid": "game-title" }, this.title || (view ? words(view.game) : "Table"),
       h("span", { class: "room-id" }, ` #${this.rid}`))];
     if (view) {
-      const phase = this.mod && this.mod.phaseText ? this.mod.phaseText(view, this.ctx()) : words(view.phase);
+      const phase = view.phase === "waiting" ? "Waiting for players to take their seats"
+        : this.mod && this.mod.phaseText ? this.mod.phaseText(view, this.ctx()) : words(view.phase);
       parts.push(h("p", { class: "phase", "data-testid": "phase", "data-phase": view.phase }, phase));
       parts.push(h("p", { class: "turn", "data-testid": "turn" }, this.turnText(view, seat)));
     }

@@ -20,7 +20,7 @@ from tests.conftest import CHROMIUM_ARGS, ROOT, HubProcess, need
 pytestmark = pytest.mark.browser
 
 sync_api = pytest.importorskip("playwright.sync_api")
-Browser, Page, expect = sync_api.Browser, sync_api.Page, sync_api.expect
+expect = sync_api.expect
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 TURN_TIMEOUT_MS = 15_000
@@ -249,6 +249,50 @@ def test_dropped_socket_resumes_and_a_second_tab_takes_the_seat_over(browser: An
     play_turn(other.page, rng)
     w.check()
     other.check()
+
+
+def stats(page: Any) -> dict[str, int]:
+    return dict(page.evaluate("() => ({...window.hubDebug.connection.stats})"))
+
+
+def inject(page: Any, frame: dict[str, Any]) -> None:
+    """Hand the connection a frame as if the hub had sent it (JSON text takes the same path)."""
+    page.evaluate("(f) => window.hubDebug.connection._onFrame(JSON.stringify(f))", frame)
+
+
+def test_a_gap_or_a_bad_patch_resynchronises_the_view(browser: Any, hub: HubProcess) -> None:
+    """A delta out of sequence, or one that does not apply, is never shown: the page resumes instead."""
+    w = new_page(browser)
+    page = w.page
+    create_room(page, hub, seats=2, bots=[1])
+    assert wait_for_turn(page)
+    view_before = page.evaluate("() => JSON.stringify(window.hubDebug.connection.view)")
+    cur = page.evaluate("() => window.hubDebug.connection.seq")
+
+    before = stats(page)
+    inject(page, {"t": "delta", "seq": cur + 5, "ops": [{"op": "replace", "path": "/phase", "value": "bogus"}]})
+    page.wait_for_function(f"() => window.hubDebug.connection.stats.welcomes > {before['welcomes']}")
+    after = stats(page)
+    assert after["gaps"] == before["gaps"] + 1 and after["resumed"] == before["resumed"] + 1, after
+
+    before = after
+    inject(page, {"t": "delta", "seq": cur + 1, "ops": [{"op": "replace", "path": "/no/such/path", "value": 1}]})
+    page.wait_for_function(f"() => window.hubDebug.connection.stats.welcomes > {before['welcomes']}")
+    after = stats(page)
+    assert after["patchFailures"] == before["patchFailures"] + 1 and after["resumed"] == before["resumed"] + 1
+
+    # The same failure again: resuming cannot help twice, so the page asks for a whole snapshot.
+    before = after
+    inject(page, {"t": "delta", "seq": cur + 1, "ops": [{"op": "test", "path": "/phase", "value": "bogus"}]})
+    page.wait_for_function(f"() => window.hubDebug.connection.stats.welcomes > {before['welcomes']}")
+    after = stats(page)
+    assert after["snapshots"] == before["snapshots"] + 1, after
+
+    assert page.evaluate("() => JSON.stringify(window.hubDebug.connection.view)") == view_before
+    assert page.get_by_test_id("phase").get_attribute("data-phase") == "flip"
+    expect(page.get_by_test_id("net")).to_have_attribute("data-state", "connected")
+    play_turn(page, random.Random(5))
+    w.check()
 
 
 def test_generic_renderer_plays_a_whole_game(browser: Any, hub: HubProcess) -> None:

@@ -77,8 +77,9 @@ function relation(view, ctx, seat) {
   const me = (view.players || []).find((p) => p.seat === ctx.seat) || {};
   const them = (view.players || []).find((p) => p.seat === seat) || {};
   const words = [];
-  if (me.team !== null && me.team !== undefined && me.team === them.team) words.push("your partner");
-  if (me.left === seat && me.right === seat) words.push("your left and right neighbour");
+  const partner = me.team !== null && me.team !== undefined && me.team === them.team;
+  if (partner) words.push("your partner");
+  if (me.left === seat && me.right === seat) words.push(partner ? "both your side columns score this pond" : "your left and right neighbour");
   else if (me.left === seat) words.push("your left neighbour");
   else if (me.right === seat) words.push("your right neighbour");
   if (!words.length) words.push("opponent");
@@ -178,7 +179,18 @@ function renderPond(view, ctx, seat, legal, scoring) {
       ? score.columns.map((pts, c) => h("div", { class: "col-total", "data-testid": "col-total" },
         h("span", { class: "muted" }, COLUMN_NAMES[c]), ` ${pts}`))
       : [])),
-  score ? h("p", { class: "pond-total" }, `Fixed cards ${score.fixed} · total ${score.total} points`) : null);
+  score ? h("p", { class: "pond-total" }, fixedInColumns(score)
+    ? `Total ${score.total} points, of which ${score.fixed} from fixed cards`
+    : `Columns ${score.total - score.fixed} + fixed cards ${score.fixed} = ${score.total} points`) : null);
+}
+
+/**
+ * Whether a seat's column figures already include its fixed cards (then "fixed" is a part of the
+ * total, shown as "of which") or come on top of them (then it is one more addend).
+ */
+function fixedInColumns(s) {
+  const cols = Array.isArray(s.columns) ? s.columns.reduce((a, b) => a + b, 0) : 0;
+  return cols === s.total;
 }
 
 function renderScoring(view, ctx) {
@@ -186,21 +198,24 @@ function renderScoring(view, ctx) {
   if (!scoring) return null;
   const winners = new Set(view.result && Array.isArray(view.result.winners) ? view.result.winners : []);
   const teams = view.result && Array.isArray(view.result.teams) ? view.result.teams : null;
+  const included = scoring.every(fixedInColumns);
   const rows = scoring.map((s) => h("tr", { class: winners.has(s.seat) ? "winner" : "", "data-seat": s.seat },
     h("th", { scope: "row" }, `${winners.has(s.seat) ? "♛ " : ""}${ctx.name(s.seat)}${s.seat === ctx.seat ? " (you)" : ""}`),
-    h("td", {}, String(s.fixed)),
+    included ? null : h("td", {}, String(s.fixed)),
     ...(Array.isArray(s.columns) ? s.columns : []).map((c) => h("td", {}, String(c))),
-    h("td", { class: "total" }, String(s.total))));
+    h("td", { class: "total" }, String(s.total)),
+    included ? h("td", { class: "muted" }, String(s.fixed)) : null));
   return h("section", { class: "scoring card", "data-testid": "scoring" },
     h("h3", {}, "Final scoring, column by column"),
     h("div", { class: "scroll" }, h("table", {},
-      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Fixed cards"),
+      h("thead", {}, h("tr", {}, h("th", {}, "Player"), included ? null : h("th", {}, "Fixed cards"),
         h("th", {}, "◀ Left column"), h("th", {}, "Centre 1"), h("th", {}, "Centre 2"), h("th", {}, "Right column ▶"),
-        h("th", {}, "Total"))),
+        h("th", {}, "Total"), included ? h("th", {}, "of which fixed cards") : null)),
       h("tbody", {}, ...rows))),
     teams ? h("p", { class: "teams", "data-testid": "team-totals" },
       teams.map((t, i) => `${TEAM_NAMES[i] || `Team ${i}`}: ${t}`).join(" · ")) : null,
-    h("p", { class: "muted" }, "Each card’s points are on it (+n); fixed cards score wherever they lie."));
+    h("p", { class: "muted" }, "Each card shows the points it scored (+n). Fixed cards score wherever they lie; "
+      + "the others score for the pond their column faces."));
 }
 
 function hint(view, ctx, legal) {
@@ -238,7 +253,7 @@ Duel (2 players): the River has 8 cards, 4 face down, and it scores as a third b
 
   figures(player, view) {
     const out = [];
-    const name = (s) => (s === "river" ? "the River" : (view.players || []).find((p) => p.seat === s)?.name || `seat ${s}`);
+    const name = (s) => (s === "river" ? "the River" : (view.players || []).find((p) => p.seat === s)?.name || `Seat ${s}`);
     if (player.team !== null && player.team !== undefined) out.push(TEAM_NAMES[player.team] || `team ${player.team}`);
     if (player.left !== undefined) out.push(`◀ ${name(player.left)}`);
     if (player.right !== undefined) out.push(`${name(player.right)} ▶`);
@@ -261,7 +276,8 @@ Duel (2 players): the River has 8 cards, 4 face down, and it scores as a third b
     } },
     h("p", { class: "sym-info" },
       h("span", {}, `Mode: ${mode}`), " · ",
-      h("span", { "data-testid": "round" }, `Round ${Math.min(view.round ?? 1, view.rounds ?? 8)} of ${view.rounds ?? 8}`)),
+      h("span", { "data-testid": "round" }, `Round ${Math.min(view.round ?? 1, view.rounds ?? 8)} of ${view.rounds ?? 8}`),
+      typeof view.deck === "number" ? [" · ", h("span", {}, `${view.deck} cards left in the deck`)] : null),
     h("p", { class: "hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
     renderRiver(view, ctx, legal),
     ctx.isSpectator ? null : renderPond(view, ctx, ctx.seat, legal, scoring),
