@@ -13,7 +13,9 @@
 //     // optional:
 //     phaseText(view, ctx) → str,   // the phase in words (default: view.phase in words)
 //     figures(player, view) → [str],// a player's public figures for the players list
-//     onContest(frame, ctx),        // a `contest` frame arrived (`seen` has already been sent)
+//     onContest(frame, ctx),        // a `contest` frame arrived (`seen` has already been sent);
+//                                   // without it the frame shows a "Grab!" button that sends
+//                                   // {"type": "grab", "contest": frame.id}
 //   }
 //
 // render(el, view, ctx) is called with an empty `el` after every change of the view (and when the
@@ -120,6 +122,7 @@ class TableSession {
     this.headEl = h("header", { class: "table-head card", "data-testid": "table-head" });
     this.bannerEl = h("div", { class: "banner", "data-testid": "banner", hidden: true });
     this.joinEl = h("div", { class: "join-panel", hidden: true });
+    this.contestEl = h("div", { class: "contest", "data-testid": "contest", hidden: true, "aria-live": "assertive" });
     this.resultEl = h("section", { class: "result card", "data-testid": "result", hidden: true, "aria-live": "polite" });
     this.boardEl = h("section", { class: "board", "data-testid": "board" }, h("p", { class: "muted" }, "Connecting to the table…"));
     this.playersEl = h("ol", { class: "players-list", "data-testid": "players" });
@@ -127,7 +130,7 @@ class TableSession {
     this.summaryEl = h("details", { class: "summary card", hidden: true });
     el.replaceChildren(
       h("div", { class: "table" },
-        this.headEl, this.bannerEl, this.joinEl, this.resultEl,
+        this.headEl, this.bannerEl, this.joinEl, this.contestEl, this.resultEl,
         h("div", { class: "table-body" },
           this.boardEl,
           h("aside", { class: "side" },
@@ -143,7 +146,7 @@ class TableSession {
     this.conn.on("final", ({ code, reason }) => this.onFinal(code, reason));
     this.conn.on("event", (f) => this.onEvent(f));
     this.conn.on("error", (f) => toast(ERROR_WORDS[f.code] || f.message || f.code, "error"));
-    this.conn.on("contest", (f) => { if (this.mod && this.mod.onContest) this.mod.onContest(f, this.ctx()); });
+    this.conn.on("contest", (f) => this.onContest(f));
     window.hubDebug = { connection: this.conn, session: this };
     this.conn.open();
 
@@ -331,10 +334,40 @@ class TableSession {
       ...String(this.mod.summary).split(/\n\s*\n/).map((p) => h("p", {}, p.trim())));
   }
 
+  /** A timed contest: the game's module handles it, or the frame offers one big button. */
+  onContest(f) {
+    if (this.mod && this.mod.onContest) {
+      this.mod.onContest(f, this.ctx());
+      return;
+    }
+    if (this.seat === null || this.seat === undefined || this.final) return;
+    const open = { nonce: f.id, cid: f.contest };
+    this.openContest = open;
+    const button = h("button", { type: "button", class: "primary grab", "data-testid": "grab",
+      onclick: async () => {
+        button.disabled = true;
+        button.textContent = "Sent: waiting for the judgement…";
+        await this.send({ type: "grab", contest: f.id });
+      } }, `⚡ ${words(f.kind || "grab")}! (fastest hand wins)`);
+    this.contestEl.hidden = false;
+    this.contestEl.replaceChildren(button);
+    button.focus({ preventScroll: true });
+    // A result that never comes (a dropped event) must not leave the button up for ever.
+    setTimeout(() => { if (this.openContest === open) this.closeContest(); }, 15000);
+  }
+
+  closeContest() {
+    this.openContest = null;
+    this.contestEl.hidden = true;
+    this.contestEl.replaceChildren();
+  }
+
   onEvent(f) {
     if (f.kind === "contest_result") {
+      if (this.openContest && (this.openContest.cid === f.contest || f.contest === undefined)) this.closeContest();
       const who = f.winner === null || f.winner === undefined ? "nobody" : seatName(this.view, f.winner);
-      toast(`Fastest hand: ${who}.`);
+      const ms = f.judged && f.winner !== null && f.winner !== undefined ? f.judged[String(f.winner)] : undefined;
+      toast(`Fastest hand: ${who}${typeof ms === "number" ? ` (${Math.round(ms)} ms)` : ""}.`);
     } else if (f.kind === "chat" && f.text) {
       toast(`${f.name || "?"}: ${f.text}`);
     }

@@ -251,6 +251,30 @@ def test_dropped_socket_resumes_and_a_second_tab_takes_the_seat_over(browser: An
     other.check()
 
 
+def test_unknown_room_and_unknown_token_are_shown_and_not_retried(browser: Any, hub: HubProcess) -> None:
+    w = new_page(browser)
+    page = w.page
+    page.goto(f"{hub.url}/#/room/no-such-room")
+    expect(page.get_by_test_id("banner")).to_have_attribute("data-code", "4004")
+    expect(page.get_by_test_id("net")).to_have_attribute("data-state", "closed")
+
+    rid = create_room(page, hub, seats=2, bots=[1])
+    other = new_page(browser)
+    bogus = json.dumps(json.dumps({"seat": 0, "token": "not-a-token"}))
+    other.page.context.add_init_script(f"sessionStorage.setItem('hub.seat.{rid}', {bogus})")
+    other.page.goto(f"{hub.url}/#/room/{rid}")
+    expect(other.page.get_by_test_id("banner")).to_have_attribute("data-code", "4001")
+    expect(other.page.get_by_test_id("net")).to_have_attribute("data-state", "closed")
+    # The seat this tab thought it held is forgotten, and watching is one click away.
+    other.page.get_by_role("link", name=re.compile("Watch instead")).click()
+    expect(other.page.get_by_test_id("spectator-badge")).to_be_visible()
+    expect(other.page.get_by_test_id("net")).to_have_attribute("data-state", "connected")
+    # The real seat was not disturbed.
+    expect(page.get_by_test_id("net")).to_have_attribute("data-state", "connected")
+    w.check()
+    other.check()
+
+
 def stats(page: Any) -> dict[str, int]:
     return dict(page.evaluate("() => ({...window.hubDebug.connection.stats})"))
 
@@ -292,6 +316,40 @@ def test_a_gap_or_a_bad_patch_resynchronises_the_view(browser: Any, hub: HubProc
     assert page.get_by_test_id("phase").get_attribute("data-phase") == "flip"
     expect(page.get_by_test_id("net")).to_have_attribute("data-state", "connected")
     play_turn(page, random.Random(5))
+    w.check()
+
+
+def test_contest_is_answered_with_seen_before_anything_renders(browser: Any, hub: HubProcess) -> None:
+    """The `seen` answer leaves from inside the frame handler, before any listener sees the contest."""
+    w = new_page(browser)
+    page = w.page
+    create_room(page, hub, seats=2, bots=[1])
+    assert wait_for_turn(page)
+    page.evaluate("""async () => {
+        const { decode } = await import("@msgpack/msgpack");
+        const conn = window.hubDebug.connection;
+        window.sent = [];
+        window.seenBeforeListener = null;
+        const send = conn.ws.send.bind(conn.ws);
+        conn.ws.send = (data) => { window.sent.push(decode(new Uint8Array(data))); send(data); };
+        conn.on("contest", () => {
+            window.seenBeforeListener = window.sent.some((f) => f.t === "seen" && f.id === "n-1");
+        });
+    }""")
+    inject(page, {"t": "contest", "id": "n-1", "contest": "c-1", "kind": "grab", "commit": "00"})
+    assert page.evaluate("() => window.seenBeforeListener") is True
+    grab = page.get_by_test_id("grab")
+    expect(grab).to_be_visible()
+    expect(grab).to_be_focused()
+    grab.click()
+    page.wait_for_function("() => window.sent.some((f) => f.t === 'act' && f.action.type === 'grab')")
+    act = page.evaluate("() => window.sent.find((f) => f.t === 'act' && f.action.type === 'grab')")
+    assert act["action"] == {"type": "grab", "contest": "n-1"} and isinstance(act["id"], int)
+    inject(page, {"t": "event", "kind": "contest_result", "contest": "c-1", "winner": None,
+                  "judged": {}, "refused": {}, "secret": "s"})
+    expect(grab).to_have_count(0)
+    # The table is as it was: a Symbiose grab is refused by the engine and changes nothing.
+    expect(page.get_by_test_id("phase")).to_have_attribute("data-phase", "flip")
     w.check()
 
 
