@@ -156,8 +156,11 @@ export function renderLobby(el) {
         .slice()
         .sort((a, b) => (STATUS_ORDER[a.status] ?? 3) - (STATUS_ORDER[b.status] ?? 3))
         .slice(0, MAX_ROOMS);
-      const details = await Promise.all(list.map((r) =>
-        api("GET", `/api/rooms/${encodeURIComponent(r.room)}`).catch(() => null)));
+      // The listing may carry each seat's name (an extension of the contract); only without it is
+      // each room asked for its seats, which costs a request per room per refresh.
+      const details = await Promise.all(list.map((r) => (Array.isArray(r.names)
+        ? { seats: r.names.map((name, seat) => ({ seat, name, bot: false })) }
+        : api("GET", `/api/rooms/${encodeURIComponent(r.room)}`).catch(() => null))));
       if (stopped) return;
       renderRooms(list, details);
     } catch (e) {
