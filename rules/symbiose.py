@@ -65,10 +65,12 @@ def _card(colour: str, animal: str, value: str) -> Card:
 
 
 # chosen here: the 36 cards (the rulebook lists none). 9 per colour and 9 per animal; every colour
-# and every animal has 3 fixed, 3 per-animal and 3 per-colour cards; every animal and every colour
-# is counted by 3 cards worth 1, 2 and 3 a match; fixed values run 3..8 twice. The rulebook's own
-# examples are here: "8 points", "2 per dragonfly", "4 per orange" (the one 4-a-match card).
-# docs/symbiose.md gives the reasons and the figures measured with it.
+# and every animal has 3 fixed, 3 per-animal and 3 per-colour cards. Each animal is counted by three
+# cards worth 1, 2 and 3 a match, each colour too except orange, counted at 1, 1 and 4 so that the
+# rulebook's "4 per orange" exists while every counted animal or colour is worth 6 in all. Fixed
+# values run 3..8 twice, a low, a middle and a high one per colour. No card counts its own colour or
+# animal. The rulebook's examples are here: "8 points", "2 per dragonfly", "4 per orange".
+# docs/symbiose.md gives the reasons and the figures measured with it (bench/symbiose.py).
 DECK_TABLE: tuple[tuple[str, str, str], ...] = (
     ("blue", "frog", "3"),
     ("blue", "frog", "2 per dragonfly"),
@@ -317,8 +319,8 @@ class Symbiose(BaseGame):
             state.phase = "flip" if state.turn < state.seats else "swap"
 
     def _finish(self, state: State) -> None:
-        """All cards are revealed for scoring (in standard play every Pond card is up by now
-        anyway: each turn turns exactly one more card face up)."""
+        """All cards are revealed for scoring. Every Pond card is up by now anyway (each turn
+        turns exactly one more face up); only duel's River may still hold face-down cards."""
         state.phase = "over"
         for ups in state.up:
             ups[:] = [True] * POND

@@ -55,6 +55,13 @@ def test_deck_has_36_cards_balanced_and_the_rulebook_examples() -> None:
         assert c.kind == "fixed" or c.counts in (ANIMALS if c.kind == "per_animal" else COLOURS)
     labels = {c.label for c in DECK}
     assert {"8 points", "2 per dragonfly", "4 per orange"} <= labels
+    assert sorted(c.points for c in DECK if c.kind == "fixed") == [3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8]
+    worth: Counter[str] = Counter()
+    for c in DECK:
+        if c.kind != "fixed":
+            assert c.counts not in (c.colour, c.animal), "no card counts its own colour or animal"
+            worth[c.counts] += c.points
+    assert worth == dict.fromkeys(COLOURS + ANIMALS, 6)
 
 
 def test_registered_with_its_mode_option() -> None:
@@ -386,10 +393,7 @@ def test_greedy_bot_beats_random_play() -> None:
         rng = random.Random(seed)
         while s.phase != "over":
             seat = GAME.active(s)[0]
-            if seat == seed % 2:
-                action = GAME.bot_action(GAME.view(s, seat), rng)
-            else:
-                action = rng.choice(GAME.legal(s, seat))
+            action = GAME.bot_action(GAME.view(s, seat), rng) if seat == seed % 2 else rng.choice(GAME.legal(s, seat))
             assert action is not None
             GAME.apply(s, seat, action)
         result = GAME.result(s)
