@@ -197,6 +197,7 @@ class TableSession {
   async onView(view) {
     if (this.closed) return;
     this.view = view;
+    if (view.phase !== "waiting" && !this.joinEl.hidden) this.joinEl.hidden = true; // the seats filled up
     if (!this.mod || this.modGame !== view.game) {
       this.mod = null;
       const mod = await loadModule(view.game);
