@@ -23,7 +23,7 @@ const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 // Close codes after which trying again cannot help.
 const FINAL_CLOSES = {
   4001: "This seat's token is not known to the hub.",
-  4004: "There is no such room.",
+  4004: "There is no such room (it never existed, or it finished and was cleared away).",
   4009: "This seat was taken over by another connection (another tab or device).",
 };
 

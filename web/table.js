@@ -290,6 +290,7 @@ class TableSession {
       return h("li", { class: `player${active.has(p.seat) ? " active" : ""}${p.seat === this.seat ? " me" : ""}`, "data-seat": p.seat },
         h("span", { class: "marker", "aria-hidden": "true" }, winners.has(p.seat) ? "♛" : active.has(p.seat) ? "▶" : "·"),
         h("strong", {}, seatName(view, p.seat)),
+        p.bot ? h("span", { class: "bot-tag" }, " ⚙ bot") : null,
         h("span", { class: "muted" }, ` seat ${p.seat}${p.seat === this.seat ? " (you)" : ""}${active.has(p.seat) ? " — to play" : ""}`),
         figures.length ? h("span", { class: "figures" }, figures.join(" · ")) : null);
     }));
@@ -418,7 +419,7 @@ class TableSession {
 
 function genericFigures(p) {
   return Object.entries(p || {})
-    .filter(([k, v]) => k !== "seat" && k !== "name" && v !== null && v !== undefined && typeof v !== "object")
+    .filter(([k, v]) => k !== "seat" && k !== "name" && k !== "bot" && v !== null && v !== undefined && typeof v !== "object")
     .map(([k, v]) => `${words(k)}: ${v}`);
 }
 
