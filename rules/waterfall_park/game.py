@@ -140,8 +140,11 @@ class WaterfallPark(BaseGame):
             placed: list[int] = []
             for card in kept:
                 if state.bases_left(seat) == 0:
-                    # Out of bases: the base of the lowest-numbered own empty location moves.
-                    empty = [n for n in state.owned(seat) if state.tile[n - 1] is None]
+                    # Out of bases: the base of the lowest-numbered own empty location moves
+                    # (never one placed this round, which would only undo the choice just made).
+                    empty = [
+                        n for n in state.owned(seat) if state.tile[n - 1] is None and n not in placed
+                    ]
                     if not empty:
                         state.deck.append(card)
                         state.say(f"{_name(seat)} has no base for {card}; its card returns to the deck.")

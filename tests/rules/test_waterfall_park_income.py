@@ -90,7 +90,8 @@ def test_a_group_larger_than_two_attractions() -> None:
 def test_owners_and_types_keep_attractions_apart() -> None:
     mixed = {(0, 0): THEATER, (1, 0): THEATER, (2, 0): GHOST_TRAIN, (3, 0): THEATER}
     assert player_income(mixed) == 3 + 1 + 1
-    assert groups([(0, 0), (2, 0), (1, 0), (5, 5)]) == [frozenset({(0, 0), (1, 0), (2, 0)}), frozenset({(5, 5)})]
+    found = groups([(0, 0), (2, 0), (1, 0), (5, 5)])
+    assert found == [frozenset({(0, 0), (1, 0), (2, 0)}), frozenset({(5, 5)})]
 
 
 def partitions(items: list[Cell]) -> Iterator[list[list[Cell]]]:
