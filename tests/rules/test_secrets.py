@@ -11,7 +11,9 @@ a hidden card, and msgpack (and the diff's op order) would carry that order to t
 "A change V cannot observe" comes from two sources, both sound:
 
 - each game's own scramble helper (found in its test modules: `scramble`, `scramble_hidden`, ...),
-  which permutes exactly what V may not know: other hands, face-down cards, the deck order;
+  which permutes exactly what V may not know: other hands, face-down cards, the deck order. The
+  helpers are written for running games: a finished game reveals what its rules reveal (Waterfall
+  Park's coins, say), so at the end only the generic change below applies;
 - a generic one that every game shares: replacing each `random.Random` held by the state. No viewer
   may know the random state, so no view may depend on it.
 
@@ -29,13 +31,15 @@ import inspect
 import json
 import pickle
 import random
+import re
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from hub.audience import diff
@@ -45,8 +49,7 @@ from tests.rules.kit import step_once
 
 Scramble = Callable[[Any, "int | None", random.Random], Any]
 
-HELPER_MODULES = ("tests.rules.{g}_kit", "tests.rules.test_{g}_props", "tests.rules.test_{g}",
-                  "tests.rules.test_{g}_secrets", "tests.rules.test_{g}_hidden")
+HERE = Path(__file__).resolve().parent
 HELPER_NAMES = ("scramble", "scramble_hidden", "scramble_for", "scramble_unseen", "scramble_secrets")
 VIEWER_PARAMS = {"viewer", "seat", "who", "for_seat"}
 
@@ -59,9 +62,10 @@ def clone(state: Any) -> Any:
 def find_scramble(game_id: str) -> Scramble | None:
     """The game's own "change what V cannot see" helper, wrapped to one shape: (state, viewer, rng)
     -> a new state, the argument left untouched (helpers that mutate in place get a copy)."""
-    for mod_name in HELPER_MODULES:
+    names = sorted({p.stem for p in [*HERE.glob(f"{game_id}_kit*.py"), *HERE.glob(f"test_{game_id}*.py")]})
+    for stem in names:
         try:
-            mod = importlib.import_module(mod_name.format(g=game_id))
+            mod = importlib.import_module(f"tests.rules.{stem}")
         except ImportError:
             continue
         for name in HELPER_NAMES:
@@ -83,6 +87,8 @@ def adapt(fn: Callable[..., Any]) -> Scramble:
                 args.append(viewer)
             elif p in ("rng", "random", "r"):
                 args.append(rng)
+            elif p == "seed":
+                args.append(rng.getrandbits(32))
             elif not args:
                 args.append(work)
         if not takes_viewer and len(args) < 2:
@@ -174,6 +180,8 @@ class Tally:
 
 def check_state(game: Game, state: Any, seats: int, own: Scramble | None, rng: random.Random,
                 tally: Tally) -> None:
+    if game.result(state) is not None:
+        own = None  # the end reveals what each game's rules reveal; the helpers scramble running games
     for viewer in [None, *range(seats)]:
         base = view_bytes(game, state, viewer)
         assert json.loads(json.dumps(game.view(state, viewer))) == game.view(state, viewer)
@@ -197,16 +205,22 @@ def neutral(state: Any) -> bytes:
 
 def check_deltas(game: Game, state: Any, nexts: list[Any], seats: int, own: Scramble | None,
                  rng: random.Random) -> None:
-    for viewer in [None, *range(seats)]:
-        for nxt in nexts:
-            d = delta_bytes(game, state, nxt, viewer)
-            if own is not None:
-                a, b = own(state, viewer, rng), own(nxt, viewer, rng)
-            else:
-                a, b = reseed_randoms(state, rng), reseed_randoms(nxt, rng)
-            assert delta_bytes(game, a, b, viewer) == d, f"{game.id}: viewer {viewer}'s delta depends on a secret"
+    """The deltas a viewer would get for each next state. Given byte-identical views at both ends
+    (what check_state proves for each), the delta is too, as long as the diff is a function of the
+    two views alone; that is checked here on a sample, since diffing big views is the slow part."""
+    if not nexts:
+        return
+    if game.result(state) is not None or any(game.result(n) is not None for n in nexts):
+        own = None
+    viewer = rng.choice([None, *range(seats)])
+    nxt = rng.choice(nexts)
+    scramble = own or (lambda s, v, r: reseed_randoms(s, r))
+    a, b = scramble(state, viewer, rng), scramble(nxt, viewer, rng)
+    assert delta_bytes(game, a, b, viewer) == delta_bytes(game, state, nxt, viewer), (
+        f"{game.id}: viewer {viewer}'s delta depends on what it cannot see")
 
 
+MAX_CHECKS = 8  # states checked per example (each with its successors), to bound the time per game
 SCRAMBLES: dict[str, Scramble | None] = {g: find_scramble(g) for g in GAMES}
 
 
@@ -219,7 +233,8 @@ def test_every_game_has_its_own_scramble_helper(game_id: str) -> None:
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(data=st.data())
 def test_views_and_deltas_never_depend_on_what_the_viewer_cannot_see(game_id: str, data: st.DataObject) -> None:
     game = GAMES[game_id]
@@ -231,8 +246,10 @@ def test_views_and_deltas_never_depend_on_what_the_viewer_cannot_see(game_id: st
     state = game.setup(seats, seed, options)
     tally = Tally()
     every = data.draw(st.integers(2, 8), label="every")
+    checks = 0
     for step in range(400):
-        if step % every == 0:
+        if step % every == 0 and checks < MAX_CHECKS:
+            checks += 1
             check_state(game, state, seats, own, scramble_rng, tally)
             nexts = successors(game, state, play_rng, limit=3)
             for nxt in nexts:
@@ -249,17 +266,18 @@ def test_views_and_deltas_never_depend_on_what_the_viewer_cannot_see(game_id: st
 def test_no_view_carries_the_seed_or_the_random_state(game_id: str) -> None:
     """A direct look for the numbers themselves, with seeds large enough not to appear by chance."""
     game = GAMES[game_id]
-    for seats, options in configs(game)[:4]:
+    for seats, options in configs(game)[:3]:
         seed = random.Random(seats).getrandbits(62) | (1 << 61)
         state = game.setup(seats, seed, options)
         rng = random.Random(seed)
-        for _ in range(300):
-            words = {w for r in randoms(state) for w in r.getstate()[1] if w > 1 << 24}
+        for _ in range(120):
+            words = {str(w) for r in randoms(state) for w in r.getstate()[1] if w > 1 << 24}
             for viewer in [None, *range(seats)]:
                 text = json.dumps(game.view(state, viewer))
                 packed = view_bytes(game, state, viewer)
                 assert str(seed) not in text and msgpack.packb(seed) not in packed
-                assert not any(str(w) in text for w in words), f"{game_id}: a view holds the random state"
+                numbers = set(re.findall(r"\d+", text))
+                assert not numbers & words, f"{game_id}: a view holds the random state"
             if game.result(state) is not None or step_once(game, state, rng) is None:
                 break
 
