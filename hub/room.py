@@ -52,6 +52,16 @@ def epoch_ms() -> int:
     return int(time.time() * 1000)
 
 
+def keepable(action: Any) -> Any:
+    """A private copy of an action for the replay log. Actions come from the network as any decoded
+    value: one msgpack cannot hold (an integer past 64 bits from a JSON client) is refused here,
+    before the engine sees it, rather than taking the connection down."""
+    try:
+        return msgpack.unpackb(msgpack.packb(action, use_bin_type=True), raw=False, strict_map_key=False)
+    except (ValueError, TypeError, OverflowError):
+        raise IllegalAction("bad_message", "the action holds a value out of range") from None
+
+
 def frozen(view: dict[str, Any]) -> dict[str, Any]:
     """A private copy of an engine's view, so later changes of the state cannot alter a stored view."""
     return msgpack.unpackb(msgpack.packb(view, use_bin_type=True), raw=False)  # type: ignore[no-any-return]
@@ -190,7 +200,7 @@ class Room:
         if code is None:
             started = time.perf_counter()
             try:
-                kept = frozen(action)
+                kept = keepable(action)
                 self.game.apply(self.state, seat, action)
             except IllegalAction as e:
                 code, message = e.code, e.message
