@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 
 from hub.audience import Audience, audience_key
+from hub.clock import Clock
 from hub.codec import Encoded
 from hub.logs import log
 from hub.tokens import hash_token, matches, new_token
@@ -86,9 +87,9 @@ class Room:
         self.audiences: dict[str, Audience] = {}
         for seat in [None, *range(seats)]:
             self.audiences[audience_key(seat)] = Audience(seat, self.settings.delta_history)
-        self.deadline: int | None = None
-        self._deadline_handle: asyncio.TimerHandle | None = None
-        self._deadline_phase: tuple[Any, frozenset[int]] | None = None
+        self.deadline: int | None = None  # the spectators' deadline; each seat's own is in its view
+        self.clock = Clock(self, float(hub_options.get("decision_seconds") or 0),
+                           float(hub_options.get("bank_seconds") or 0))
         self._bot_handles: dict[int, asyncio.TimerHandle] = {}
         self._rng = random.Random(seed ^ 0x5EED)
         self.actions = 0
@@ -243,7 +244,9 @@ class Room:
                     s = self.seats[p["seat"]]
                     p["name"] = s.name
                     p["bot"] = s.bot
-        view["deadline"] = self.deadline
+                    if self.clock.banked:
+                        p["bank_ms"] = self.clock.bank_ms[p["seat"]]
+        view["deadline"] = self.clock.deadline_for(seat)
         if self.status == WAITING:
             view["phase"] = "waiting"
             view["active"] = []
@@ -285,41 +288,20 @@ class Room:
     # ---- timers --------------------------------------------------------------------------------
 
     def _update_deadline(self) -> None:
-        seconds = float(self.hub_options.get("decision_seconds") or 0)
-        active = frozenset(self.game.active(self.state)) if self.status == PLAYING else frozenset()
-        if seconds <= 0 or not active:
-            self._deadline_phase = None
-            self.deadline = None
-            self._cancel_deadline()
+        """Decision times and banks live in hub.clock; the room tells it what the game waits for."""
+        if not self.clock.enabled:
             return
-        key_phase = self.game.view(self.state, None).get("phase")
-        prev = self._deadline_phase
-        if prev is not None and prev[0] == key_phase and active <= prev[1]:
-            return  # the same decision goes on: keep its deadline
-        weight = getattr(self.game, "decision_weight", None)
-        seconds *= float(weight(self.state)) if callable(weight) else 1.0
-        self._deadline_phase = (key_phase, active)
-        self._cancel_deadline()
-        self.deadline = epoch_ms() + int(seconds * 1000)
-        self._deadline_handle = self.rooms.loop_call_later(seconds, self._deadline_passed)
+        active = frozenset(self.game.active(self.state)) if self.status == PLAYING else frozenset()
+        if active:
+            weight = getattr(self.game, "decision_weight", None)
+            self.clock.update(active, self.game.view(self.state, None).get("phase"),
+                              float(weight(self.state)) if callable(weight) else 1.0)
+        else:
+            self.clock.stop()
+        self.deadline = self.clock.deadline_for(None)
 
     def _cancel_deadline(self) -> None:
-        if self._deadline_handle is not None:
-            self._deadline_handle.cancel()
-            self._deadline_handle = None
-
-    def _deadline_passed(self) -> None:
-        self._deadline_handle = None
-        if self.status != PLAYING:
-            return
-        self._deadline_phase = None
-        for seat in list(self.game.active(self.state)):
-            if self.game.legal(self.state, seat):
-                action = self.game.timeout_action(self.state, seat)
-                log(logger, logging.INFO, "decision timed out", room=self.rid, seat=seat)
-                self.submit(seat, action, by="timeout")
-        if self.status == PLAYING and self._deadline_handle is None:
-            self._update_deadline()
+        self.clock.stop()
 
     # ---- bots ----------------------------------------------------------------------------------
 

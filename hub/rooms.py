@@ -30,6 +30,9 @@ def hub_options(settings: Settings) -> dict[str, Option]:
                          "doc": "pause before a bot moves, in ms (human pace by default)"},
         "decision_seconds": {"default": 0, "min": 0, "max": 3600,
                              "doc": "time per decision; 0 = untimed. On timeout the game's default move is played"},
+        "bank_seconds": {"default": 0, "min": 0, "max": 36000,
+                         "doc": "each seat's chess-clock bank, drawn on once a decision's own time is used up; "
+                                "at zero the game's default move is played"},
         "private": {"default": False, "choices": [False, True], "doc": "not listed in the lobby"},
     }
 
