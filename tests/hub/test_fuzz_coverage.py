@@ -8,7 +8,7 @@ import sys
 
 from tests.conftest import ROOT, need
 
-RUNS = 20000
+RUNS = 10000
 
 
 def test_decoder_and_validators_survive_a_bounded_fuzz_run() -> None:
