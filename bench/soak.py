@@ -121,20 +121,24 @@ class Table:
                 else:
                     await c.send(junk)
                 fig.malformed += 1
-                for _ in range(100):
+                for _ in range(300):
                     if len(c.errors) > before or c.closed.is_set():
                         break
                     await asyncio.sleep(0.01)
-                fig.malformed_answered += len(c.errors) > before and not c.closed.is_set()
+                if len(c.errors) > before and not c.closed.is_set():
+                    fig.malformed_answered += 1
+                else:
+                    fig.problems.append(f"{self.name}: no error answered {junk!r:.60} (closed {c.close_code})")
                 continue
             movers = [c for c in players.values() if c.legal]
             if not movers:
                 await asyncio.sleep(0.03)
                 continue
             c = rng.choice(movers)
+            action, seq = rng.choice(c.legal), c.seq  # chosen from the view it had, as a player would
             await asyncio.sleep(rng.uniform(0, 0.05))
             try:
-                answer = await c.act(rng.choice(c.legal), seq=c.seq, timeout=10)
+                answer = await c.act(action, seq=seq, timeout=10)
             except (TimeoutError, ConnectionError) as e:
                 fig.problems.append(f"{self.name}: act failed: {e!r}")
                 continue
@@ -217,6 +221,8 @@ def report(fig: Figures, seconds: float, log: str, growth_limit: float = 0.15) -
         f"({fig.malformed_answered} answered with an error)",
         f"  hub RSS: start {fig.rss_kb[0][1] // 1024 if fig.rss_kb else 0} MiB, peak {peak // 1024} MiB, "
         f"second fifth {early // 1024} MiB, last fifth {late // 1024} MiB ({growth:+.1%})",
+        "  RSS over time (s: MiB): " + ", ".join(f"{t:.0f}: {k // 1024}" for t, k in
+                                                  fig.rss_kb[:: max(1, len(fig.rss_kb) // 12)] + fig.rss_kb[-1:]),
         f"  log errors {len(errors)}, stuck rooms {len(fig.stuck)}, unfinished {len(fig.unfinished)}, "
         f"client problems {len(fig.problems)}",
     ]
@@ -236,6 +242,14 @@ def run(seconds: float, tables: int, seed: int = 1, stuck_s: float = 20.0, max_h
         health = http(hub.url, "GET", "/healthz")
         if health[0] != 200:
             fig.problems.append(f"healthz answered {health}")
+        for _ in range(100):  # finished rooms are dropped after --finished-ttl-s; nothing may linger
+            health = http(hub.url, "GET", "/healthz")
+            if health[1]["rooms"] == 0 and health[1]["connections"] == 0:
+                break
+            time.sleep(0.1)
+        else:
+            fig.problems.append(f"rooms or connections linger after the run: {health[1]}")
+        fig.rss_kb.append((fig.rss_kb[-1][0] + 10 if fig.rss_kb else 0, rss_kb(hub.proc.pid)))
     finally:
         hub.stop()
     text, ok = report(fig, seconds, hub.log(), growth_limit)
