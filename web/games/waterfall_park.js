@@ -563,6 +563,20 @@ function renderConstruction(view, ctx, legal) {
     legal.done ? h("p", { class: "wp-row" }, actButton(ctx, legal.done, "■ Done building", { class: "primary", testid: "wp-done", key: "done" })) : null);
 }
 
+/** Above the park during the Exchange: ready or not, and how many offers wait for an answer. */
+function renderExchangeBar(view, ctx, legal) {
+  if (ctx.isSpectator || view.phase !== "exchange" || !(legal.ready || legal.unready)) return null;
+  const waiting = [...legal.offers.values()].filter((acts) => acts.some((a) => a.type === "decline" || a.type === "accept")).length;
+  const ready = legal.ready
+    ? actButton(ctx, legal.ready, "✔ Ready: end my Exchange", { class: "primary", testid: "wp-ready", key: "ready" })
+    : actButton(ctx, legal.unready, "↺ Not ready: negotiate again", { testid: "wp-unready", key: "ready" });
+  return h("section", { class: "wp-panel wp-exchange", "data-testid": "wp-exchange", "aria-label": "Exchange" },
+    h("p", { class: "wp-row" }, ready,
+      h("span", { class: waiting ? "wp-waiting" : "muted" }, waiting
+        ? `${waiting} offer${waiting > 1 ? "s" : ""} for you to answer, below the park.`
+        : legal.unready ? "You are ready; a new offer for you, or any trade, asks you again." : "Compose offers below the park.")));
+}
+
 // ---- Exchange: open offers and a new one -----------------------------------------------------------
 
 function renderOffers(view, ctx, legal) {
@@ -582,12 +596,8 @@ function renderOffers(view, ctx, legal) {
       mine.length ? h("p", { class: "wp-row" }, ...mine.map((a) => actButton(ctx, a, labels[a.type] || a.type,
         { testid: `wp-${a.type}`, key: `${a.type}-${o.id}`, class: a.type === "accept" ? "primary" : "" }))) : null);
   });
-  const ready = legal.ready
-    ? actButton(ctx, legal.ready, "✔ Ready: end my Exchange", { class: "primary", testid: "wp-ready", key: "ready" })
-    : legal.unready ? actButton(ctx, legal.unready, "↺ Not ready: negotiate again", { testid: "wp-unready", key: "ready" }) : null;
   return h("section", { class: "wp-panel wp-offers", "data-testid": "wp-offers", "aria-label": "Offers" },
     h("h3", {}, "Offers", h("span", { class: "muted" }, ` — ${view.trades || 0} trade${view.trades === 1 ? "" : "s"} so far`)),
-    ready ? h("p", { class: "wp-row" }, ready) : null,
     items.length ? h("ol", { class: "wp-offer-list" }, ...items) : h("p", { class: "muted" }, "No open offers."),
     legal.canOffer ? renderDraft(view, ctx) : null);
 }
@@ -778,6 +788,7 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
     h("p", { class: "wp-hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
     renderHand(view, ctx, legal),
     renderConstruction(view, ctx, legal),
+    renderExchangeBar(view, ctx, legal),
     renderBoard(view, ctx, legal),
     renderLegend(view, ctx),
     renderOffers(view, ctx, legal),
