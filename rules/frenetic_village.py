@@ -226,6 +226,8 @@ class FreneticVillage(BaseGame):
             raise IllegalAction("unauthorized", "no such seat")
         if state.result is not None:
             raise IllegalAction("game_over", "the game is over")
+        if isinstance(action, dict) and action.get("type") == "contest_result":
+            raise IllegalAction("unauthorized", "only the hub settles contests")
         _check_shape(action)
         if state.phase == "grab":
             raise IllegalAction("not_your_turn", "a grab contest is open; the hub settles it")
