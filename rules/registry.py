@@ -18,3 +18,4 @@ def get(game_id: str) -> Game | None:
 # Each game module calls register() on import; the imports follow as games land.
 
 import rules.frenetic_village  # noqa: E402,F401
+import rules.symbiose  # noqa: E402,F401
