@@ -19,3 +19,4 @@ def get(game_id: str) -> Game | None:
 
 import rules.frenetic_village  # noqa: E402,F401
 import rules.symbiose  # noqa: E402,F401
+import rules.waterfall_park  # noqa: E402,F401
