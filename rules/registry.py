@@ -17,3 +17,4 @@ def get(game_id: str) -> Game | None:
 
 # Each game module calls register() on import; the imports follow as games land.
 
+import rules.frenzy_falls  # noqa: E402,F401
