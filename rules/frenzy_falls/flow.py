@@ -327,7 +327,7 @@ def do_spill_move(state: State, pos: int) -> None:
     moved = state.pools[spill.pool].cards.pop(pos)
     if target is None:
         state.players[seat].discard.append(moved.card)
-        state.note(f"{state.name(seat)}'s {describe(moved.card)} has no Pool to go to and is discarded.")
+        state.note(f"{state.name(seat)} discards {describe(moved.card)}: no Pool is left to move it to.")
         return
     state.pools[target].cards.append(moved)
     state.note(f"{state.name(seat)} moves {describe(moved.card)} to the end of Pool {target + 1}.")
