@@ -25,7 +25,7 @@ run: setup
 	$(PY) -m hub serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
-	$(PY) -m ruff check hub rules tests bench
+	$(PY) -m ruff check $(wildcard hub rules tests bench)
 	$(PY) -m mypy
 
 test: setup lint

@@ -18,3 +18,5 @@ def get(game_id: str) -> Game | None:
 # Each game module calls register() on import; the imports follow as games land.
 
 import rules.frenzy_falls  # noqa: E402,F401
+import rules.symbiose  # noqa: E402,F401
+import rules.waterfall_park  # noqa: E402,F401

@@ -1,0 +1,1 @@
+"""The asyncio hub: lobby, connections, authoritative rooms, per-audience deltas, bots, arbitration."""

@@ -1,0 +1,93 @@
+"""An audience: everyone who sees one view (one seat, or all spectators together).
+
+The view of an audience is computed, diffed and encoded once per change, however many connections
+watch it; each delta is kept for a while so that a dropped connection can resume without a gap.
+"""
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import jsonpatch
+
+from hub.codec import Encoded
+
+if TYPE_CHECKING:
+    from hub.connection import Connection
+
+log = logging.getLogger("hub.audience")
+
+
+def audience_key(seat: int | None) -> str:
+    return "spec" if seat is None else f"s{seat}"
+
+
+def diff(old: Any, new: Any, verify: bool = False) -> list[dict[str, Any]]:
+    """RFC 6902 operations from old to new; a whole-document replace if the library ever errs."""
+    ops: list[dict[str, Any]] = jsonpatch.make_patch(old, new).patch
+    if verify:
+        try:
+            ok = jsonpatch.apply_patch(old, ops) == new
+        except jsonpatch.JsonPatchException:
+            ok = False
+        if not ok:
+            log.error("diff did not reproduce the new view; sending a full replace")
+            return [{"op": "replace", "path": "", "value": new}]
+    return ops
+
+
+class Audience:
+    __slots__ = ("key", "seat", "seq", "view", "history", "legal_at", "conns", "_welcome")
+
+    def __init__(self, seat: int | None, history: int) -> None:
+        self.key = audience_key(seat)
+        self.seat = seat
+        self.seq = 0
+        self.view: dict[str, Any] | None = None
+        self.history: deque[Encoded] = deque(maxlen=history)
+        # seq -> the legal list of that view, to tell `stale` from `illegal`
+        self.legal_at: deque[tuple[int, list[Any]]] = deque(maxlen=64)
+        self.conns: set[Connection] = set()
+        self._welcome: Encoded | None = None
+
+    def update(self, view: dict[str, Any], verify: bool = False) -> Encoded | None:
+        """Take the new view; return the encoded delta, or None when nothing this audience sees moved."""
+        if self.view is None:
+            self.view = view
+            self.legal_at.append((self.seq, view.get("legal") or []))
+            return None
+        ops = diff(self.view, view, verify)
+        if not ops:
+            return None
+        self.seq += 1
+        self.view = view
+        self._welcome = None
+        if self.seat is not None:
+            self.legal_at.append((self.seq, view.get("legal") or []))
+        delta = Encoded({"t": "delta", "seq": self.seq, "ops": ops})
+        self.history.append(delta)
+        return delta
+
+    def was_legal(self, seq: int, action: Any) -> bool:
+        return any(s == seq and action in legal for s, legal in self.legal_at)
+
+    def welcome(self, room: str, game: str, resume: int | None) -> list[Encoded]:
+        """The frames that bring a connection to this audience's current view, nothing missed or doubled."""
+        if resume is not None and 0 <= resume <= self.seq:
+            need = self.seq - resume
+            have = [d for d in self.history if d.frame["seq"] > resume]
+            if len(have) == need:
+                head = Encoded({"t": "welcome", "room": room, "game": game, "seat": self.seat,
+                                "seq": resume, "view": None})
+                return [head, *have]
+        if self._welcome is None:
+            self._welcome = Encoded({"t": "welcome", "room": room, "game": game, "seat": self.seat,
+                                     "seq": self.seq, "view": self.view})
+        return [self._welcome]
+
+    def broadcast(self, frames: Iterable[Encoded]) -> None:
+        for frame in frames:
+            for conn in list(self.conns):
+                conn.send(frame)

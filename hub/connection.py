@@ -1,0 +1,328 @@
+"""One WebSocket: hello, decoding and checking frames, limits, and the bounded send queue.
+
+Every frame that leaves goes through one queue drained by one writer task, so a slow reader
+costs the room nothing: when its queue is full it is closed with 4008 and may resume later.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from hub.codec import CODECS, BadFrame, Codec, Encoded, decode, encode
+from hub.logs import log
+from hub.room import epoch_ms
+
+if TYPE_CHECKING:
+    from hub.room import Room
+    from hub.rooms import Rooms
+
+logger = logging.getLogger("hub.connection")
+
+CLOSE_BAD_HELLO, CLOSE_UNKNOWN_TOKEN, CLOSE_NO_ROOM, CLOSE_TOO_SLOW, CLOSE_TAKEN_OVER = 4000, 4001, 4004, 4008, 4009
+CLOSE_TOO_LARGE = 1009
+INT_MAX = 2**53
+
+
+def is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and -INT_MAX <= v <= INT_MAX
+
+
+def pick_codec(offered: list[str]) -> tuple[Codec, str | None]:
+    for name in offered:
+        if name in CODECS:
+            return name, name
+    return "msgpack", None
+
+
+class Connection:
+    def __init__(self, rooms: Rooms, ws: WebSocket, codec: Codec, ip: str) -> None:
+        self.rooms = rooms
+        self.settings = rooms.settings
+        self.metrics = rooms.metrics
+        self.ws = ws
+        self.codec: Codec = codec
+        self.ip = ip
+        self.room: Room | None = None
+        self.seat: int | None = None
+        self.queue: deque[bytes | str | tuple[bytes | str, Callable[[float], None]]] = deque()
+        self._wake = asyncio.Event()
+        self._closing: tuple[int, str] | None = None
+        self._writer: asyncio.Task[None] | None = None
+        self.last_in = time.monotonic()
+        self._tokens = float(self.settings.frame_burst)
+        self._refill_at = time.monotonic()
+        self._ping_id = 0
+        self._last_ping = time.monotonic()
+        self.pings: dict[int, float] = {}     # ping id -> monotonic ms it was written
+        self.rtts: deque[float] = deque(maxlen=16)
+        self.arbiter: Any = None              # per-connection round-trip state of hub.arbitration
+
+    # ---- sending -------------------------------------------------------------------------------
+
+    def send(self, frame: Encoded) -> None:
+        self._push(frame.get(self.codec))
+
+    def send_frame(self, frame: dict[str, Any]) -> None:
+        self._push(encode(frame, self.codec))
+
+    def send_timed(self, frame: dict[str, Any], written: Callable[[float], None]) -> None:
+        """Queue a frame and learn, on this process's monotonic clock in ms, when it was written."""
+        self._push(encode(frame, self.codec), written)
+
+    def error(self, act_id: Any, code: str, message: str) -> None:
+        self.metrics.errors.labels(code).inc()
+        self.send_frame({"t": "error", "id": act_id if is_int(act_id) else None, "code": code, "message": message})
+
+    def _push(self, data: bytes | str, written: Callable[[float], None] | None = None) -> None:
+        if self._closing is not None:
+            return
+        if len(self.queue) >= self.settings.send_queue:
+            self.close(CLOSE_TOO_SLOW, "too slow: the send queue is full", now=True)
+            self._abort()
+            return
+        self.queue.append(data if written is None else (data, written))
+        self._wake.set()
+
+    def close(self, code: int, reason: str, now: bool = False) -> None:
+        """Close after what is queued (or at once, dropping it, when `now`)."""
+        if self._closing is not None:
+            return
+        self._closing = (code, reason)
+        self.metrics.closes.labels(str(code)).inc()
+        if now:
+            self.queue.clear()
+        self._wake.set()
+
+    def _abort(self) -> None:
+        """Drop a reader that stopped reading: its socket is full, so no close frame could get through."""
+        if self._writer is not None:
+            self._writer.cancel()
+        protocol = getattr(getattr(self.ws, "_send", None), "__self__", None)
+        transport = getattr(protocol, "transport", None)
+        if transport is not None and hasattr(transport, "abort"):
+            transport.abort()
+
+    async def _write(self) -> None:
+        ws = self.ws
+        while True:
+            while self.queue:
+                item = self.queue.popleft()
+                data, written = item if isinstance(item, tuple) else (item, None)
+                if isinstance(data, bytes):
+                    await ws.send_bytes(data)
+                else:
+                    await ws.send_text(data)
+                if written is not None:
+                    written(time.monotonic() * 1000)
+                self.metrics.frames_out.inc()
+                self.metrics.bytes_out.inc(len(data))
+            if self._closing is not None:
+                code, reason = self._closing
+                with contextlib.suppress(Exception):
+                    await ws.close(code, reason)
+                return
+            self._wake.clear()
+            await self._wake.wait()
+
+    # ---- the life of a connection --------------------------------------------------------------
+
+    async def run(self) -> None:
+        self._writer = asyncio.create_task(self._write())
+        self.rooms.conns.add(self)
+        self.metrics.connections.labels("pending").inc()
+        role = "pending"
+        try:
+            hello = await self._hello()
+            if hello is not None:
+                role = "seat" if self.seat is not None else "spectator"
+                self.metrics.connections.labels("pending").dec()
+                self.metrics.connections.labels(role).inc()
+                await self._serve()
+        except (WebSocketDisconnect, ConnectionError):
+            pass
+        except Exception:  # noqa: BLE001 - one broken connection must not disturb the rest
+            logger.exception("connection failed")
+            self.close(1011, "internal error")
+        finally:
+            self.metrics.connections.labels(role).dec()
+            self.rooms.conns.discard(self)
+            if self.room is not None:
+                self.room.detach(self)
+            if self._closing is None:
+                self._closing = (1000, "")
+            self._wake.set()
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(self._writer, 2)
+            if not self._writer.done():
+                self._writer.cancel()
+
+    async def _receive(self, timeout: float | None = None) -> bytes | str | None:
+        """The next frame's payload, or None once the socket is gone."""
+        if timeout is None:
+            msg = await self.ws.receive()
+        else:
+            msg = await asyncio.wait_for(self.ws.receive(), timeout)
+        if msg["type"] == "websocket.disconnect":
+            return None
+        data: bytes | str | None = msg.get("bytes")
+        if data is None:
+            data = msg.get("text")
+        if data is None:
+            return b""
+        self.last_in = time.monotonic()
+        self.metrics.frames_in.inc()
+        self.metrics.bytes_in.inc(len(data))
+        if len(data) > self.settings.max_frame_bytes:
+            self.close(CLOSE_TOO_LARGE, "frame too large")
+            return None
+        return data
+
+    async def _hello(self) -> dict[str, Any] | None:
+        try:
+            data = await self._receive(self.settings.hello_timeout_s)
+        except TimeoutError:
+            self.close(CLOSE_BAD_HELLO, "no hello in time")
+            return None
+        if data is None:
+            return None
+        try:
+            frame = decode(data, self.codec)
+        except BadFrame:
+            self.close(CLOSE_BAD_HELLO, "the first frame must be a hello")
+            return None
+        if not isinstance(frame, dict) or frame.get("t") != "hello" or not isinstance(frame.get("room"), str):
+            self.close(CLOSE_BAD_HELLO, "the first frame must be {t: hello, room: ...}")
+            return None
+        token, resume = frame.get("token"), frame.get("resume")
+        if (token is not None and not isinstance(token, str)) or (resume is not None and not is_int(resume)):
+            self.close(CLOSE_BAD_HELLO, "token must be a string and resume an integer")
+            return None
+        room = self.rooms.get(frame["room"])
+        if room is None:
+            self.close(CLOSE_NO_ROOM, "no such room")
+            return None
+        seat = None
+        if token is not None:
+            seat = room.seat_of(token)
+            if seat is None:
+                self.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
+                return None
+        self.room, self.seat = room, seat
+        room.attach(self, seat, resume)
+        log(logger, logging.DEBUG, "hello", room=room.rid, seat=seat, resume=resume)
+        return frame
+
+    async def _serve(self) -> None:
+        while self._closing is None:
+            data = await self._receive()
+            if data is None:
+                return
+            if not self._allow():
+                continue
+            try:
+                frame = decode(data, self.codec)
+            except BadFrame as e:
+                self.error(None, "bad_frame", str(e))
+                continue
+            self._dispatch(frame)
+
+    def _allow(self) -> bool:
+        """A token bucket: past the burst a frame is refused; far past it the connection is closed."""
+        now = time.monotonic()
+        rate, burst = self.settings.frames_per_s, self.settings.frame_burst
+        self._tokens = min(float(burst), self._tokens + (now - self._refill_at) * rate)
+        self._refill_at = now
+        self._tokens -= 1
+        if self._tokens >= 0:
+            return True
+        if self._tokens < -burst:
+            self.close(CLOSE_TOO_SLOW, "too many frames")
+        else:
+            self.error(None, "rate_limited", "too many frames; slow down")
+        return False
+
+    def _dispatch(self, frame: Any) -> None:
+        if not isinstance(frame, dict) or not isinstance(frame.get("t"), str):
+            self.error(None, "bad_message", "a frame is a map with a string 't'")
+            return
+        t = frame["t"]
+        fid = frame.get("id")
+        room = self.room
+        assert room is not None
+        if t == "act":
+            if not is_int(fid):
+                self.error(None, "bad_message", "act needs an integer id")
+                return
+            action, seq = frame.get("action"), frame.get("seq")
+            if not isinstance(action, dict) or (seq is not None and not is_int(seq)):
+                self.error(fid, "bad_message", "act needs an action map and an optional integer seq")
+                return
+            if self.seat is None:
+                self.error(fid, "unauthorized", "spectators cannot act")
+                return
+            if room.contests is not None and action.get("type") == "grab":
+                room.contests.grab(self, fid, action)
+                return
+            room.submit(self.seat, action, conn=self, act_id=fid, seq=seq)
+        elif t == "ping":
+            if not is_int(fid):
+                self.error(None, "bad_message", "ping needs an integer id")
+                return
+            self.send_frame({"t": "pong", "id": fid, "s": epoch_ms()})
+        elif t == "pong":
+            if isinstance(fid, int):
+                self.pong(fid)
+        elif t == "seen":
+            if room.contests is not None:
+                room.contests.seen(self, fid)
+        elif t == "hello":
+            self.error(None, "bad_message", "hello was already said")
+        else:
+            self.error(fid if is_int(fid) else None, "bad_message", f"unknown frame type {t[:40]!r}")
+
+    # ---- round trips and liveness --------------------------------------------------------------
+
+    def ping(self) -> None:
+        self._ping_id += 1
+        now = time.monotonic()
+        self._last_ping = now
+        self.pings[self._ping_id] = now * 1000
+        while len(self.pings) > 8:
+            self.pings.pop(next(iter(self.pings)))
+        if self.arbiter is not None:
+            self.arbiter.sent(self._ping_id, now * 1000)
+        self.send_frame({"t": "ping", "id": self._ping_id, "s": epoch_ms()})
+
+    def pong(self, pid: int) -> None:
+        now = time.monotonic() * 1000
+        sent = self.pings.pop(pid, None)
+        if sent is not None:
+            self.rtts.append(now - sent)
+        if self.arbiter is not None:
+            self.arbiter.received(pid, now)
+
+    def tick(self, now: float) -> None:
+        if self._closing is not None or self.room is None:
+            return
+        if now - self.last_in > self.settings.idle_timeout_s:
+            self.close(CLOSE_TOO_SLOW, "silent for too long")
+        elif now - self._last_ping >= self.settings.ping_interval_s:
+            self.ping()
+
+
+async def endpoint(ws: WebSocket) -> None:
+    rooms: Rooms = ws.app.state.rooms
+    codec, chosen = pick_codec(list(ws.scope.get("subprotocols") or []))
+    ip = (ws.client.host if ws.client else "") or ""
+    if rooms.settings.conns_per_ip > 0 and sum(1 for c in rooms.conns if c.ip == ip) >= rooms.settings.conns_per_ip:
+        await ws.close(CLOSE_TOO_SLOW, "too many connections from this address")
+        return
+    await ws.accept(subprotocol=chosen)
+    await Connection(rooms, ws, codec, ip).run()

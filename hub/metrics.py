@@ -1,0 +1,31 @@
+"""Prometheus figures of one hub process, on a registry of its own so tests can run several apps."""
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+
+class Metrics:
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry()
+        self.rooms = Gauge("hub_rooms", "Rooms held by this process, by status", ["status"], registry=r)
+        self.connections = Gauge("hub_connections", "Open WebSocket connections", ["role"], registry=r)
+        self.frames_in = Counter("hub_frames_in_total", "Frames received", registry=r)
+        self.frames_out = Counter("hub_frames_out_total", "Frames sent", registry=r)
+        self.bytes_in = Counter("hub_bytes_in_total", "Bytes received in frames", registry=r)
+        self.bytes_out = Counter("hub_bytes_out_total", "Bytes sent in frames", registry=r)
+        self.actions = Counter("hub_actions_total", "Actions applied", ["game", "by"], registry=r)
+        self.errors = Counter("hub_errors_total", "Error frames sent", ["code"], registry=r)
+        self.closes = Counter("hub_closes_total", "Connections closed by the hub", ["code"], registry=r)
+        self.deltas = Counter("hub_deltas_total", "Deltas produced (once per audience)", registry=r)
+        self.delta_bytes = Counter("hub_delta_bytes_total", "Bytes of deltas, msgpack, once per audience",
+                                   registry=r)
+        self.apply_seconds = Histogram(
+            "hub_apply_seconds", "Time to apply an action and produce every audience's delta",
+            buckets=(0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0), registry=r)
+        self.contests = Counter("hub_contests_total", "Timed contests settled", ["outcome"], registry=r)
+        self.false_starts = Counter("hub_false_starts_total", "Grabs under the human floor", registry=r)
+        self.broker_up = Gauge("hub_broker_up", "1 while the broker (Redis) answers", registry=r)
+        self.broker_up.set(1)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,370 @@
+"""The authoritative actor of one table.
+
+Everything that changes a room runs to completion on the event loop without awaiting, so actions
+are applied one at a time and the state needs no locks. After each change every audience's view is
+recomputed, diffed and encoded once, then queued on its connections; an action's ack is queued after
+the deltas it caused.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from hub.audience import Audience, audience_key
+from hub.codec import Encoded
+from hub.logs import log
+from hub.tokens import hash_token, matches, new_token
+from rules.engine import Game, IllegalAction
+
+if TYPE_CHECKING:
+    from hub.connection import Connection
+    from hub.rooms import Rooms
+
+logger = logging.getLogger("hub.room")
+
+WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+
+
+class RoomError(Exception):
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code, self.message, self.status = code, message, status
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str | None = None
+    token_hash: str | None = None
+    bot: bool = False
+    conn: Connection | None = None
+    dropped_at: float | None = None   # monotonic time the player's connection went away
+    stand_in: bool = False            # a bot plays for a player who left, until they come back
+
+
+def epoch_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def frozen(view: dict[str, Any]) -> dict[str, Any]:
+    """A private copy of an engine's view, so later changes of the state cannot alter a stored view."""
+    return msgpack.unpackb(msgpack.packb(view, use_bin_type=True), raw=False)  # type: ignore[no-any-return]
+
+
+class Room:
+    def __init__(self, rooms: Rooms, rid: str, game: Game, seats: int, options: dict[str, Any],
+                 hub_options: dict[str, Any], seed: int, bots: list[int]) -> None:
+        self.rooms = rooms
+        self.settings = rooms.settings
+        self.metrics = rooms.metrics
+        self.rid = rid
+        self.game = game
+        self.options = options
+        self.hub_options = hub_options
+        self.seed = seed
+        self.seats = [Seat(i) for i in range(seats)]
+        self.status = WAITING
+        self.created = time.monotonic()
+        self.finished_at: float | None = None
+        self.state = game.setup(seats, seed, options)
+        self.audiences: dict[str, Audience] = {}
+        for seat in [None, *range(seats)]:
+            self.audiences[audience_key(seat)] = Audience(seat, self.settings.delta_history)
+        self.deadline: int | None = None
+        self._deadline_handle: asyncio.TimerHandle | None = None
+        self._deadline_phase: tuple[Any, frozenset[int]] | None = None
+        self._bot_handles: dict[int, asyncio.TimerHandle] = {}
+        self._rng = random.Random(seed ^ 0x5EED)
+        self.actions = 0
+        self.log: list[tuple[int | None, dict[str, Any]]] = []  # every applied action, for replays
+        self.contests: Any = None  # hub.contests.ContestRunner, when the game declares contests
+        for b in bots:
+            self.seats[b].name = f"Bot {b + 1}"
+            self.seats[b].bot = True
+        self.refresh()
+        if all(s.name is not None for s in self.seats):
+            self.start()
+
+    # ---- seats ---------------------------------------------------------------------------------
+
+    @property
+    def private(self) -> bool:
+        return bool(self.hub_options.get("private"))
+
+    def taken(self) -> int:
+        return sum(1 for s in self.seats if s.name is not None)
+
+    def join(self, name: str, seat: int | None) -> tuple[int, str]:
+        if self.status == FINISHED:
+            raise RoomError("game_over", "this game has finished", 409)
+        if seat is None:
+            free = [s for s in self.seats if s.name is None]
+            if not free:
+                raise RoomError("room_full", "every seat is taken", 409)
+            target = free[0]
+        else:
+            if not 0 <= seat < len(self.seats):
+                raise RoomError("bad_seat", f"seat must be 0..{len(self.seats) - 1}", 400)
+            target = self.seats[seat]
+            if target.name is not None:
+                raise RoomError("seat_taken", f"seat {seat} is taken", 409)
+        token = new_token()
+        target.name = name
+        target.token_hash = hash_token(token)
+        log(logger, logging.INFO, "seat taken", room=self.rid, seat=target.index)
+        self.refresh()
+        if self.taken() == len(self.seats):
+            self.start()
+        return target.index, token
+
+    def seat_of(self, token: str) -> int | None:
+        found = None
+        for s in self.seats:
+            # compare against every seat, so the time taken says nothing about which one matched
+            if s.token_hash is not None and matches(token, s.token_hash):
+                found = s.index
+        return found
+
+    def start(self) -> None:
+        if self.status != WAITING:
+            return
+        self.status = PLAYING
+        log(logger, logging.INFO, "room started", room=self.rid, game=self.game.id, seats=len(self.seats))
+        self.refresh()
+
+    # ---- connections ---------------------------------------------------------------------------
+
+    def attach(self, conn: Connection, seat: int | None, resume: int | None) -> None:
+        aud = self.audiences[audience_key(seat)]
+        if seat is not None:
+            s = self.seats[seat]
+            old = s.conn
+            s.conn = conn
+            s.dropped_at = None
+            if s.stand_in:
+                s.stand_in = False
+                self._cancel_bot(seat)
+            if old is not None and old is not conn:
+                aud.conns.discard(old)
+                old.close(4009, "taken over by a new connection")
+        for frame in aud.welcome(self.rid, self.game.id, resume):
+            conn.send(frame)
+        aud.conns.add(conn)
+        if self.contests is not None:
+            self.contests.attached(conn, seat)
+
+    def detach(self, conn: Connection) -> None:
+        for aud in self.audiences.values():
+            aud.conns.discard(conn)
+        seat = conn.seat
+        if seat is not None and self.seats[seat].conn is conn:
+            self.seats[seat].conn = None
+            self.seats[seat].dropped_at = time.monotonic()
+            self.rooms.loop_call_later(self.settings.grace_s, self._grace_over, seat)
+
+    def _grace_over(self, seat: int) -> None:
+        s = self.seats[seat]
+        if self.status != PLAYING or s.conn is not None or s.dropped_at is None:
+            return
+        if time.monotonic() - s.dropped_at + 0.05 < self.settings.grace_s:
+            return
+        s.stand_in = True
+        log(logger, logging.INFO, "a bot stands in for a dropped seat", room=self.rid, seat=seat)
+        self._schedule_bots()
+
+    def connected(self, seat: int) -> bool:
+        return self.seats[seat].conn is not None
+
+    # ---- actions -------------------------------------------------------------------------------
+
+    def submit(self, seat: int | None, action: Any, conn: Connection | None = None,
+               act_id: int | None = None, seq: int | None = None, by: str = "player") -> bool:
+        """Apply one action for a seat (None = the hub itself); answer the connection that sent it."""
+        code, message = self._refusal(seat, action)
+        if code is None:
+            started = time.perf_counter()
+            try:
+                kept = frozen(action)
+                self.game.apply(self.state, seat, action)
+            except IllegalAction as e:
+                code, message = e.code, e.message
+                if seat is not None and seq is not None and code in ("illegal", "not_your_turn"):
+                    aud = self.audiences[audience_key(seat)]
+                    if seq < aud.seq and aud.was_legal(seq, action):
+                        code, message = "stale", "the game moved on before this action arrived"
+            else:
+                self.log.append((seat, kept))
+                self.actions += 1
+                self.metrics.actions.labels(self.game.id, by).inc()
+                self.refresh()
+                self.metrics.apply_seconds.observe(time.perf_counter() - started)
+                if conn is not None and act_id is not None:
+                    conn.send_frame({"t": "ack", "id": act_id})
+                return True
+        if conn is not None:
+            conn.error(act_id, code or "illegal", message)
+        return False
+
+    def _refusal(self, seat: int | None, action: Any) -> tuple[str | None, str]:
+        if self.status == FINISHED:
+            return "game_over", "the game is over"
+        if self.status == WAITING:
+            return "not_your_turn", "the game has not started: seats are still free"
+        if not isinstance(action, dict):
+            return "bad_message", "an action must be a map"
+        if seat is not None and action.get("type") == "contest_result":
+            return "unauthorized", "only the hub settles contests"
+        return None, ""
+
+    # ---- views and deltas ----------------------------------------------------------------------
+
+    def compose(self, seat: int | None) -> dict[str, Any]:
+        view = self.game.view(self.state, seat)
+        players = view.get("players")
+        if isinstance(players, list):
+            for p in players:
+                if isinstance(p, dict) and isinstance(p.get("seat"), int) and 0 <= p["seat"] < len(self.seats):
+                    s = self.seats[p["seat"]]
+                    p["name"] = s.name
+                    p["bot"] = s.bot
+        view["deadline"] = self.deadline
+        if self.status == WAITING:
+            view["phase"] = "waiting"
+            view["active"] = []
+            view["legal"] = []
+        return frozen(view)
+
+    def refresh(self) -> None:
+        """Recompute every audience's view after a change and send what moved."""
+        if self.status == PLAYING and self.game.result(self.state) is not None:
+            self._finish()
+        self._update_deadline()
+        verify = self.settings.verify_deltas
+        for aud in self.audiences.values():
+            delta = aud.update(self.compose(aud.seat), verify)
+            if delta is not None:
+                self.metrics.deltas.inc()
+                self.metrics.delta_bytes.inc(len(delta.get("msgpack")))
+                aud.broadcast((delta,))
+        if self.status == PLAYING:
+            self._schedule_bots()
+            if self.contests is not None:
+                self.contests.check()
+
+    def send_event(self, frame: dict[str, Any]) -> None:
+        enc = Encoded(frame)
+        for aud in self.audiences.values():
+            aud.broadcast((enc,))
+
+    def _finish(self) -> None:
+        self.status = FINISHED
+        self.finished_at = time.monotonic()
+        self.deadline = None
+        self._cancel_deadline()
+        for seat in list(self._bot_handles):
+            self._cancel_bot(seat)
+        log(logger, logging.INFO, "room finished", room=self.rid, game=self.game.id, actions=self.actions)
+        self.rooms.loop_call_later(self.settings.finished_ttl_s, self.rooms.drop, self.rid)
+
+    # ---- timers --------------------------------------------------------------------------------
+
+    def _update_deadline(self) -> None:
+        seconds = float(self.hub_options.get("decision_seconds") or 0)
+        active = frozenset(self.game.active(self.state)) if self.status == PLAYING else frozenset()
+        if seconds <= 0 or not active:
+            self._deadline_phase = None
+            self.deadline = None
+            self._cancel_deadline()
+            return
+        key_phase = self.game.view(self.state, None).get("phase")
+        prev = self._deadline_phase
+        if prev is not None and prev[0] == key_phase and active <= prev[1]:
+            return  # the same decision goes on: keep its deadline
+        weight = getattr(self.game, "decision_weight", None)
+        seconds *= float(weight(self.state)) if callable(weight) else 1.0
+        self._deadline_phase = (key_phase, active)
+        self._cancel_deadline()
+        self.deadline = epoch_ms() + int(seconds * 1000)
+        self._deadline_handle = self.rooms.loop_call_later(seconds, self._deadline_passed)
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline_handle is not None:
+            self._deadline_handle.cancel()
+            self._deadline_handle = None
+
+    def _deadline_passed(self) -> None:
+        self._deadline_handle = None
+        if self.status != PLAYING:
+            return
+        self._deadline_phase = None
+        for seat in list(self.game.active(self.state)):
+            if self.game.legal(self.state, seat):
+                action = self.game.timeout_action(self.state, seat)
+                log(logger, logging.INFO, "decision timed out", room=self.rid, seat=seat)
+                self.submit(seat, action, by="timeout")
+        if self.status == PLAYING and self._deadline_handle is None:
+            self._update_deadline()
+
+    # ---- bots ----------------------------------------------------------------------------------
+
+    def _plays_itself(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.bot or s.stand_in
+
+    def _schedule_bots(self) -> None:
+        delay = max(0, int(self.hub_options.get("bot_delay_ms", self.settings.bot_delay_ms))) / 1000
+        for seat in self.game.active(self.state):
+            if self._plays_itself(seat) and seat not in self._bot_handles and self.game.legal(self.state, seat):
+                pause = delay * self._rng.uniform(0.6, 1.4) if delay else 0
+                self._bot_handles[seat] = self.rooms.loop_call_later(pause, self._bot_move, seat)
+
+    def _cancel_bot(self, seat: int) -> None:
+        h = self._bot_handles.pop(seat, None)
+        if h is not None:
+            h.cancel()
+
+    def _bot_move(self, seat: int) -> None:
+        self._bot_handles.pop(seat, None)
+        if self.status != PLAYING or not self._plays_itself(seat):
+            return
+        view = self.audiences[audience_key(seat)].view or {}
+        action = self.game.bot_action(view, self._rng)
+        if action is None:
+            legal = self.game.legal(self.state, seat)
+            action = legal[0] if legal else None
+        if action is None:
+            return
+        if not self.submit(seat, action, by="bot"):
+            legal = self.game.legal(self.state, seat)
+            if legal:
+                self.submit(seat, self._rng.choice(legal), by="bot")
+
+    # ---- lobby ---------------------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        return {"room": self.rid, "game": self.game.id, "seats": len(self.seats), "taken": self.taken(),
+                "status": self.status,
+                "names": [s.name for s in self.seats]}
+
+    def info(self) -> dict[str, Any]:
+        res = self.game.result(self.state) if self.status == FINISHED else None
+        return {"room": self.rid, "game": self.game.id, "status": self.status, "options": self.options,
+                "private": self.private, "result": res,
+                "seats": [{"seat": s.index, "name": s.name, "bot": s.bot or s.stand_in,
+                           "connected": s.bot or s.conn is not None} for s in self.seats]}
+
+    def close(self) -> None:
+        self._cancel_deadline()
+        for seat in list(self._bot_handles):
+            self._cancel_bot(seat)
+        for aud in self.audiences.values():
+            for conn in list(aud.conns):
+                conn.close(4004, "the room is gone")
+        if self.contests is not None:
+            self.contests.close()

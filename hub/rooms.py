@@ -1,0 +1,156 @@
+"""Every room this process holds, and the lobby's rules for making them."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from hub.logs import log
+from hub.metrics import Metrics
+from hub.room import FINISHED, PLAYING, WAITING, Room, RoomError
+from hub.settings import Settings
+from hub.tokens import new_room_id
+from rules.engine import IllegalAction, Option
+from rules.registry import GAMES
+
+if TYPE_CHECKING:
+    from hub.connection import Connection
+
+logger = logging.getLogger("hub.rooms")
+
+
+def hub_options(settings: Settings) -> dict[str, Option]:
+    """Options every game's rooms take, beside the game's own."""
+    return {
+        "bot_delay_ms": {"default": settings.bot_delay_ms, "min": 0, "max": 10000,
+                         "doc": "pause before a bot moves, in ms (human pace by default)"},
+        "decision_seconds": {"default": 0, "min": 0, "max": 3600,
+                             "doc": "time per decision; 0 = untimed. On timeout the game's default move is played"},
+        "private": {"default": False, "choices": [False, True], "doc": "not listed in the lobby"},
+    }
+
+
+def check_hub_options(specs: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, spec in specs.items():
+        value = given.get(key, spec.get("default"))
+        if "choices" in spec and value not in spec["choices"]:
+            raise RoomError("bad_option", f"option {key!r} must be one of {spec['choices']}")
+        if "min" in spec and (
+            not isinstance(value, int) or isinstance(value, bool) or not spec["min"] <= value <= spec["max"]
+        ):
+            raise RoomError("bad_option", f"option {key!r} must be an integer in {spec['min']}..{spec['max']}")
+        out[key] = value
+    return out
+
+
+class Rooms:
+    def __init__(self, settings: Settings, metrics: Metrics) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.rooms: dict[str, Room] = {}
+        self.conns: set[Connection] = set()
+        self.hub_option_specs = hub_options(settings)
+        self._created_by_ip: dict[str, deque[float]] = defaultdict(deque)
+        self._ticker: asyncio.Task[None] | None = None
+
+    # ---- the lobby -----------------------------------------------------------------------------
+
+    def games(self) -> list[dict[str, Any]]:
+        out = []
+        for g in GAMES.values():
+            options = {k: dict(v) for k, v in [*g.options.items(), *self.hub_option_specs.items()]}
+            out.append({"id": g.id, "name": g.name, "description": g.description,
+                        "min_players": g.min_players, "max_players": g.max_players, "options": options})
+        return out
+
+    def create(self, game_id: Any, seats: Any, options: Any, bots: Any, ip: str = "") -> Room:
+        game = GAMES.get(game_id) if isinstance(game_id, str) else None
+        if game is None:
+            raise RoomError("bad_game", f"unknown game {game_id!r}; known: {sorted(GAMES)}")
+        if not isinstance(seats, int) or isinstance(seats, bool) or not game.min_players <= seats <= game.max_players:
+            raise RoomError("bad_seats", f"{game.name} seats {game.min_players} to {game.max_players} players")
+        if options is None:
+            options = {}
+        if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+            raise RoomError("bad_option", "options must be a map of names to values")
+        if bots is None:
+            bots = []
+        if (not isinstance(bots, list) or len(set(map(repr, bots))) != len(bots)
+                or not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < seats for b in bots)):
+            raise RoomError("bad_bots", f"bots must list distinct seats 0..{seats - 1}")
+        hub_opts = check_hub_options(self.hub_option_specs, options)
+        game_given = {k: v for k, v in options.items() if k not in self.hub_option_specs}
+        try:
+            game_opts = game.check_options(seats, game_given)
+        except IllegalAction as e:
+            raise RoomError("bad_option", e.message) from None
+        if len(self.rooms) >= self.settings.max_rooms:
+            raise RoomError("busy", "this hub holds as many rooms as it may", 503)
+        self._rate_limit(ip)
+        rid = new_room_id()
+        seed = secrets.randbits(63)
+        room = Room(self, rid, game, seats, game_opts, hub_opts, seed, sorted(bots))
+        self.rooms[rid] = room
+        log(logger, logging.INFO, "room created", room=rid, game=game.id, seats=seats, bots=len(bots))
+        return room
+
+    def _rate_limit(self, ip: str) -> None:
+        if not ip or self.settings.rooms_per_ip_per_min <= 0:
+            return
+        now = time.monotonic()
+        q = self._created_by_ip[ip]
+        while q and now - q[0] > 60:
+            q.popleft()
+        if len(q) >= self.settings.rooms_per_ip_per_min:
+            raise RoomError("rate_limited", "too many rooms created from this address; wait a minute", 429)
+        q.append(now)
+
+    def get(self, rid: Any) -> Room | None:
+        return self.rooms.get(rid) if isinstance(rid, str) else None
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [r.summary() for r in self.rooms.values() if not r.private]
+
+    def drop(self, rid: str) -> None:
+        room = self.rooms.pop(rid, None)
+        if room is not None:
+            room.close()
+            log(logger, logging.INFO, "room dropped", room=rid)
+
+    # ---- time ----------------------------------------------------------------------------------
+
+    def loop_call_later(self, delay: float, fn: Callable[..., Any], *args: Any) -> asyncio.TimerHandle:
+        return asyncio.get_running_loop().call_later(delay, fn, *args)
+
+    async def start(self) -> None:
+        self._ticker = asyncio.create_task(self._tick())
+
+    async def stop(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+        for rid in list(self.rooms):
+            self.drop(rid)
+
+    async def _tick(self) -> None:
+        """One loop for the whole process: server pings, idle connections, stale rooms, gauges."""
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                now = time.monotonic()
+                for conn in list(self.conns):
+                    conn.tick(now)
+                for rid, room in list(self.rooms.items()):
+                    if room.status == WAITING and now - room.created > self.settings.waiting_ttl_s:
+                        self.drop(rid)
+                counts = {WAITING: 0, PLAYING: 0, FINISHED: 0}
+                for room in self.rooms.values():
+                    counts[room.status] += 1
+                for status, n in counts.items():
+                    self.metrics.rooms.labels(status).set(n)
+            except Exception:  # noqa: BLE001 - the ticker must outlive any one bad room
+                logger.exception("tick failed")

@@ -1,0 +1,55 @@
+"""Every tunable of the hub in one place: each has a flag, an environment variable and a sane default."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class Settings:
+    host: str = field(default="127.0.0.1", metadata={"help": "address to bind"})
+    port: int = field(default=8000, metadata={"help": "port to bind"})
+    redis: str = field(default="", metadata={"help": "Redis URL; empty = the embedded in-memory backend"})
+    log_level: str = field(default="info", metadata={"help": "debug, info, warning, error"})
+    bot_delay_ms: int = field(default=900, metadata={"help": "default pause before a bot moves (room option)"})
+    finished_ttl_s: int = field(default=900, metadata={"help": "how long finished rooms stay readable"})
+    waiting_ttl_s: int = field(default=3600, metadata={"help": "how long a room may wait for players"})
+    max_frame_bytes: int = field(default=64 * 1024, metadata={"help": "larger frames are closed with 1009"})
+    send_queue: int = field(default=256, metadata={"help": "frames a connection may have queued"})
+    frames_per_s: float = field(default=30.0, metadata={"help": "sustained frames per second per connection"})
+    frame_burst: int = field(default=60, metadata={"help": "burst of frames above the sustained rate"})
+    hello_timeout_s: float = field(default=10.0, metadata={"help": "time to send hello after connecting"})
+    ping_interval_s: float = field(default=5.0, metadata={"help": "server pings for round trips"})
+    idle_timeout_s: float = field(default=60.0, metadata={"help": "close connections silent this long"})
+    delta_history: int = field(default=256, metadata={"help": "deltas kept per audience for resume"})
+    max_rooms: int = field(default=20000, metadata={"help": "rooms one process holds at most"})
+    rooms_per_ip_per_min: int = field(default=60, metadata={"help": "room creations per address per minute"})
+    conns_per_ip: int = field(default=4000, metadata={"help": "open connections per address"})
+    grace_s: float = field(default=20.0, metadata={"help": "a dropped seat waits this long before a bot plays it"})
+    verify_deltas: bool = field(default=False, metadata={"help": "check every diff by applying it (testing)"})
+    ws: str = field(default="websockets-sansio", metadata={"help": "uvicorn WebSocket implementation"})
+    loop: str = field(default="auto", metadata={"help": "uvicorn event loop: auto, asyncio, uvloop"})
+    instance: str = field(default="", metadata={"help": "name of this process in logs and Redis"})
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(f"HUB_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = parse(f.type, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+def parse(kind: Any, raw: str) -> Any:
+    kind = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
+    if kind == "int":
+        return int(raw)
+    if kind == "float":
+        return float(raw)
+    if kind == "bool":
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    return raw
