@@ -135,7 +135,10 @@ class Table:
                 await asyncio.sleep(0.03)
                 continue
             c = rng.choice(movers)
-            action, seq = rng.choice(c.legal), c.seq  # chosen from the view it had, as a player would
+            # chosen from the view it had, as a player would: mostly as the game's bot would, so that
+            # games end in a sensible time, sometimes at random
+            action = GAMES[self.game].bot_action(c.view, rng) if rng.random() < 0.7 else None
+            action, seq = action or rng.choice(c.legal), c.seq
             await asyncio.sleep(rng.uniform(0, 0.05))
             try:
                 answer = await c.act(action, seq=seq, timeout=10)

@@ -34,6 +34,7 @@ class SyncClient:
         self.seat: int | None = None
         self.problems: list[str] = []
         self.raw: list[bytes] = []
+        self.frames: list[dict[str, Any]] = []  # contests and events, which change no view
 
     def open(self, hello: Any = None, raw: bytes | str | None = None, timeout: float = 10) -> list[dict[str, Any]]:
         """Connect and say hello; return the frames up to the welcome (or raise Closed)."""
@@ -78,6 +79,8 @@ class SyncClient:
         self.raw.append(data if isinstance(data, bytes) else data.encode())
         frame: dict[str, Any] = msgpack.unpackb(data, raw=False) if isinstance(data, bytes) else json.loads(data)
         self.handle(frame)
+        if frame.get("t") in ("contest", "event"):
+            self.frames.append(frame)
         return frame
 
     def handle(self, f: dict[str, Any]) -> None:

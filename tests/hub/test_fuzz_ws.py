@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -69,9 +70,23 @@ class Table:
         self.sync()
 
     def sync(self) -> None:
-        """Bring every client up to date: a sentinel round trip each, so no frame is still on its way."""
+        """Bring every client up to date: a sentinel round trip each, so no frame is still on its way.
+        A timed contest still open (Frenetic Village) is waited out: its result changes the room on
+        the hub's own clock, which would look like a refused frame changing it."""
         for c in self.clients:
             c.answer()
+        for _ in range(100):
+            if not any(self.contest_open(c) for c in self.players):
+                return
+            time.sleep(0.05)
+            for c in self.clients:
+                c.answer()
+
+    @staticmethod
+    def contest_open(c: SyncClient) -> bool:
+        opened = sum(1 for f in c.frames if f.get("t") == "contest")
+        settled = sum(1 for f in c.frames if f.get("t") == "event" and f.get("kind") == "contest_result")
+        return opened > settled
 
     def reconnect(self, i: int) -> None:
         old = self.clients[i]
