@@ -35,6 +35,7 @@ from hub import logs, tokens
 from hub.app import create_app
 from hub.room import Room
 from hub.settings import Settings
+from rules.engine import declares_contests
 from rules.registry import GAMES
 from tests.hub.wsclient import Client, http, join, new_room, settle
 
@@ -185,7 +186,10 @@ def scan_raw(c: Client, forbidden: list[bytes], what: str) -> None:
 async def play(base: str, app: Any, game: str, seats: int, seed: int, recorder: Recorder) -> dict[str, Any]:
     rng = random.Random(seed)
     rooms = app.state.rooms
-    room_id = await off_loop(new_room, base, game, seats, {"bot_delay_ms": 0}, [seats - 1] if seats > 2 else [])
+    options: dict[str, Any] = {"bot_delay_ms": 0}
+    if declares_contests(GAMES[game]):
+        options["grab_window_ms"] = 300  # the shortest window, so that a game fits the test
+    room_id = await off_loop(new_room, base, game, seats, options, [seats - 1] if seats > 2 else [])
     seat_tokens = {s: (await off_loop(join, base, room_id, f"Player{s}", s))[1]
                    for s in range(seats - (1 if seats > 2 else 0))}
     codecs = ["msgpack", "json"]
@@ -215,7 +219,8 @@ async def play(base: str, app: Any, game: str, seats: int, seed: int, recorder: 
             await asyncio.sleep(0.02)
             continue
         c = rng.choice(movers)
-        await c.act(rng.choice(c.legal), seq=c.seq)
+        action = GAMES[game].bot_action(c.view, rng) if rng.random() < 0.7 else None  # mostly sensible play
+        await c.act(action or rng.choice(c.legal), seq=c.seq)
     await settle([*players.values(), *specs], gap=0.05)
     names = {f"Player{s}" for s in range(seats)} | {f"Bot {seats}"}
     checked = 0
