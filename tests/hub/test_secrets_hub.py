@@ -40,7 +40,7 @@ from rules.registry import GAMES
 from tests.hub.wsclient import Client, http, join, new_room, settle
 
 HUB_PLAYER_KEYS = {"name", "bot", "bank_ms"}
-TABLES: list[tuple[str, int]] = [("symbiose", 2), ("symbiose", 4), ("frenzy_falls", 3), ("waterfall_park", 3),
+TABLES: list[tuple[str, int]] = [("symbiose", 4), ("frenzy_falls", 3), ("waterfall_park", 3),
                                  ("frenetic_village", 3)]  # bench/soak.py plays many more, without the white box
 MAX_STEPS = 600
 

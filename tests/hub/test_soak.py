@@ -11,7 +11,7 @@ from bench.soak import run
 
 @pytest.mark.slow
 def test_a_short_soak_leaves_no_error_no_stuck_room_and_flat_memory() -> None:
-    text, ok, fig = run(seconds=15, tables=6, seed=7, max_humans=2, growth_limit=0.5)
+    text, ok, fig = run(seconds=10, tables=6, seed=7, max_humans=2, growth_limit=0.5)
     print("\n" + text)
     assert ok, text
     assert fig.reconnects > 0 and fig.malformed > 0
