@@ -162,16 +162,20 @@ class Rooms:
         while True:
             await asyncio.sleep(1.0)
             try:
-                now = time.monotonic()
-                for conn in list(self.conns):
-                    conn.tick(now)
-                for rid, room in list(self.rooms.items()):
-                    if room.status == WAITING and now - room.created > self.settings.waiting_ttl_s:
-                        self.drop(rid)
-                counts = {WAITING: 0, PLAYING: 0, FINISHED: 0}
-                for room in self.rooms.values():
-                    counts[room.status] += 1
-                for status, n in counts.items():
-                    self.metrics.rooms.labels(status).set(n)
+                self._tick_once(time.monotonic())
             except Exception:  # noqa: BLE001 - the ticker must outlive any one bad room
                 logger.exception("tick failed")
+
+    def _tick_once(self, now: float) -> None:
+        """A function of its own, so that its loop variables (the last room, the last connection)
+        do not stay alive in the ticker's frame after they are dropped."""
+        for conn in list(self.conns):
+            conn.tick(now)
+        for rid, room in list(self.rooms.items()):
+            if room.status == WAITING and now - room.created > self.settings.waiting_ttl_s:
+                self.drop(rid)
+        counts = {WAITING: 0, PLAYING: 0, FINISHED: 0}
+        for room in self.rooms.values():
+            counts[room.status] += 1
+        for status, n in counts.items():
+            self.metrics.rooms.labels(status).set(n)

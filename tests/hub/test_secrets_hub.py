@@ -16,12 +16,14 @@ import asyncio
 import base64
 import contextlib
 import copy
+import gc
 import io
 import logging
 import random
 import re
 import socket
 import time
+import weakref
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from typing import Any
@@ -43,6 +45,7 @@ HUB_PLAYER_KEYS = {"name", "bot", "bank_ms"}
 TABLES: list[tuple[str, int]] = [("symbiose", 4), ("frenzy_falls", 3), ("waterfall_park", 3),
                                  ("frenetic_village", 3)]  # bench/soak.py plays many more, without the white box
 MAX_STEPS = 600
+GRACE_S = 0.3
 
 
 class Recorder:
@@ -89,7 +92,7 @@ async def in_process_hub(recorder: Recorder,
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     settings = Settings(port=port, bot_delay_ms=0, verify_deltas=True, log_level="debug",
-                        rooms_per_ip_per_min=10000, grace_s=0.3)
+                        rooms_per_ip_per_min=10000, grace_s=GRACE_S)
     app = create_app(settings)
     out = io.StringIO()
     handler = logging.StreamHandler(out)
@@ -302,3 +305,28 @@ async def test_private_room_ids_are_long_and_unlisted(hub: Any) -> None:
     assert not listed & set(ids)
     for rid in ids[:3]:  # a near miss is no way in
         assert http(hub.url, "GET", f"/api/rooms/{rid[:-1] + ('A' if rid[-1] != 'A' else 'B')}")[0] == 404
+
+
+async def test_dropped_rooms_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No reference outlives a room: once dropped, every room of a few bot games is garbage."""
+    recorder = Recorder()
+    async with in_process_hub(recorder, monkeypatch) as (base, app, _):
+        refs = []
+        for game in sorted(GAMES):
+            seats = GAMES[game].min_players
+            options: dict[str, Any] = {"bot_delay_ms": 0}
+            if declares_contests(GAMES[game]):
+                options["grab_window_ms"] = 300
+            rid = await off_loop(new_room, base, game, seats, options, list(range(seats)))
+            spec = await Client(base, rid).open()
+            for _ in range(600):
+                if spec.view["result"] is not None:
+                    break
+                await asyncio.sleep(0.05)
+            await spec.close()
+            refs.append(weakref.ref(app.state.rooms.rooms[rid]))
+            app.state.rooms.drop(rid)
+        await asyncio.sleep(max(GRACE_S, 1.0) + 0.3)  # timers that name a room, and a tick, run first
+        gc.collect()
+        alive = [r() for r in refs if r() is not None]
+        assert not alive, f"{len(alive)} dropped rooms are still referenced"
