@@ -35,6 +35,62 @@ function append(el, children) {
   }
 }
 
+/**
+ * Say something to screen readers without showing it: the polite live region in index.html. The
+ * text is cleared first so that the same words said twice ("Your turn.") are announced twice.
+ */
+export function announce(text) {
+  const box = document.getElementById("announce");
+  if (!box) return;
+  box.textContent = "";
+  setTimeout(() => { box.textContent = text; }, 50);
+}
+
+/** Copy text to the clipboard; false when the page may not (then the caller shows it to copy by hand). */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // The asynchronous clipboard needs a secure page and permission; the old way needs neither.
+    const area = h("textarea", { readonly: true, style: { position: "fixed", opacity: "0" } });
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    let ok = false;
+    try { ok = document.execCommand("copy"); } catch { ok = false; }
+    area.remove();
+    return ok;
+  }
+}
+
+/**
+ * A link to send to others: the link itself in a read-only field (selectable by hand, readable by
+ * screen readers) and a Copy button. testid names the pair for the browser tests.
+ */
+export function shareBox(link, { label = "Link", testid = "share" } = {}) {
+  const field = h("input", { class: "share-link", readonly: true, value: link, "aria-label": label,
+    "data-testid": `${testid}-link`, onfocus: () => field.select() });
+  const button = h("button", { type: "button", class: "copy", "data-testid": `${testid}-copy`,
+    onclick: async () => {
+      if (await copyText(link)) {
+        button.textContent = "✔ Copied";
+        toast("Link copied: send it to the others.");
+        setTimeout(() => { button.textContent = "Copy link"; }, 2500);
+      } else {
+        field.focus();
+        field.select();
+        toast("Copying is not allowed here: the link is selected, copy it by hand.", "error");
+      }
+    } }, "Copy link");
+  return h("span", { class: "share" }, field, button);
+}
+
+/** The link that opens a room: seated (join a free seat) or watching. */
+export function roomLink(rid, suffix = "") {
+  return `${location.origin}${location.pathname}#/room/${encodeURIComponent(rid)}${suffix}`;
+}
+
 /** A short notice in the corner; kind is "info" or "error". */
 export function toast(text, kind = "info", ms = 4000) {
   const box = document.getElementById("toasts");
