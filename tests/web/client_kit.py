@@ -132,19 +132,25 @@ def play_move(page: Any, rng: random.Random, clicks: int = 12) -> None:
     """One move of any game's table: click legal things until the view moves on.
 
     A move may take several clicks (a card, then where it goes): each click of something marked
-    legal either sends an action or narrows the choice, after which new legal things appear.
+    legal either sends an action (the board is busy until the hub answers) or narrows the choice,
+    which redraws the legal things at once.
     """
     before = seq(page)
+    signature = ("() => [...document.querySelectorAll('[data-testid=board] [data-legal=true]')]"
+                 ".map((e) => e.outerHTML).join()")
     for _ in range(clicks):
         choices = page.locator("[data-testid=board] [data-legal=true]:visible")
-        if choices.count():
+        if not choices.count():
+            page.wait_for_timeout(100)
+        else:
+            old = page.evaluate(signature)
             choices.nth(rng.randrange(choices.count())).click()
-        try:
             page.wait_for_function(
-                f"() => Number(document.querySelector('[data-testid=board]').dataset.seq) > {before}", timeout=1500)
+                f"""(old) => Number(document.querySelector('[data-testid=board]').dataset.seq) > {before}
+                    || (!document.querySelector('[data-testid=board]').classList.contains('busy')
+                        && ({signature})() !== old)""", arg=old, timeout=TURN_TIMEOUT_MS)
+        if seq(page) > before:
             return
-        except sync_api.TimeoutError:
-            continue
     raise AssertionError("no sequence of legal clicks moved the game on")
 
 

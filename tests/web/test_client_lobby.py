@@ -24,7 +24,8 @@ def test_games_are_listed_and_the_name_is_remembered(browser: Any, hub: HubProce
     for g in served:
         card = page.locator(f"[data-testid=game][data-game={g['id']}]")
         expect(card).to_contain_text(g["name"])
-        counts = f"{g['min_players']}" if g["min_players"] == g["max_players"] else f"{g['min_players']}–{g['max_players']}"
+        low, high = g["min_players"], g["max_players"]
+        counts = f"{low}" if low == high else f"{low}–{high}"
         expect(card.get_by_test_id("game-players")).to_have_text(f"{counts} players")
         if g.get("description"):
             expect(card).to_contain_text(g["description"])
@@ -151,7 +152,7 @@ def test_a_private_room_is_not_listed_and_its_link_is_the_way_in(browser: Any, h
         p.check()
 
 
-def test_watching_bots_from_the_form_then_the_replay_from_the_result_and_the_lobby(browser: Any, hub: HubProcess) -> None:
+def test_watching_bots_then_the_replay_from_the_result_and_the_lobby(browser: Any, hub: HubProcess) -> None:
     w = kit.new_page(browser)
     page = w.page
     page.goto(hub.url + "/#/")
