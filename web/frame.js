@@ -175,7 +175,15 @@ export class Frame {
     const view = this.view;
     const { seat, isSpectator } = this.ctx();
     const parts = [h("h2", { class: "title", "data-testid": "game-title" }, this.title || (view ? words(view.game) : "Table"),
-      h("span", { class: "room-id" }, ` #${this.rid}`))];
+      h("span", { class: "room-id" }, ` #${this.rid}`),
+      this.mod && this.mod.summary
+        ? h("button", { type: "button", class: "small how-to", "data-testid": "how-to", "data-focus-key": "how-to",
+          onclick: () => {
+            this.summaryEl.open = true;
+            this.summaryEl.scrollIntoView({ block: "start" });
+            this.summaryEl.querySelector("summary").focus();
+          } }, "? How to play")
+        : null)];
     if (view) {
       parts.push(h("p", { class: "phase", "data-testid": "phase", "data-phase": view.phase }, this.phaseText(view)));
       parts.push(h("p", { class: `turn${this.myTurn() ? " mine" : ""}`, "data-testid": "turn" }, this.turnText(view, seat)));
@@ -204,7 +212,7 @@ export class Frame {
         h("p", {}, "Invite players with this link (a private room can be found no other way):"),
         shareBox(roomLink(this.rid), { label: "Link to this room", testid: "invite" })));
     }
-    this.headEl.replaceChildren(...parts);
+    rebuild(this.headEl, (el) => el.append(...parts));
     this.tick();
   }
 
@@ -253,6 +261,10 @@ export class Frame {
     const at = now ?? this.deadlineOf();
     if (deadline === null || at === null) { el.textContent = ""; return; }
     const left = Math.max(0, Math.ceil((deadline - at) / 1000));
+    if (this.myTurn() && left > 0 && left <= 10 && this.warned !== deadline) {
+      this.warned = deadline;
+      announce(`${left} seconds left to play.`);
+    }
     el.textContent = `◷ ${left} s left`;
     el.dataset.left = String(left);
     el.classList.toggle("urgent", left <= 5);
@@ -393,6 +405,14 @@ export class Frame {
   renderSummary() {
     if (!this.mod || !this.mod.summary) { this.summaryEl.hidden = true; return; }
     this.summaryEl.hidden = false;
+    // Open the first time this browser meets the game: a newcomer should not have to look for it.
+    const key = `hub.seen.${this.modGame}`;
+    try {
+      if (!localStorage.getItem(key)) {
+        this.summaryEl.open = true;
+        localStorage.setItem(key, "1");
+      }
+    } catch { /* storage refused: stays closed */ }
     this.summaryEl.replaceChildren(h("summary", {}, `How to play ${this.title || ""}`),
       ...String(this.mod.summary).split(/\n\s*\n/).map((p) => h("p", {}, p.trim())));
   }

@@ -246,8 +246,6 @@ class TableSession {
     } else if (code === 4001) {
       forgetSeat(this.rid);
       actions.push(h("a", { class: "button", href: `#/room/${encodeURIComponent(this.rid)}/watch` }, "◉ Watch instead"));
-    } else if (code === 4004) {
-      actions.push(h("a", { class: "button", href: `#/replay/${encodeURIComponent(this.rid)}` }, "▶ Its replay, if it finished"));
     }
     actions.push(h("a", { class: "button", href: "#/" }, "Lobby"));
     const banner = this.frame.bannerEl;

@@ -43,6 +43,7 @@ export function announce(text) {
   const box = document.getElementById("announce");
   if (!box) return;
   box.textContent = "";
+  box.dataset.count = String(Number(box.dataset.count || 0) + 1); // how many so far, for the tests
   setTimeout(() => { box.textContent = text; }, 50);
 }
 

@@ -111,12 +111,15 @@ def test_the_final_scoring_is_revealed_step_by_step(browser: Any, hub: HubProces
     assert steps >= 2, "the module's steps and then the totals"
     expect(table.locator("tbody tr:visible")).to_have_count(1)
     kit.shot(page, "client-scoring-step-1-phone")
-    # Keyboard: the Next button takes Enter, one row at a time.
+    # Keyboard: the Next button takes Enter, one row at a time, and keeps the focus as it redraws.
+    page.get_by_test_id("score-next").focus()
     for n in range(2, steps + 1):
-        page.get_by_test_id("score-next").focus()
         page.keyboard.press("Enter")
         expect(table.locator("tbody tr:visible")).to_have_count(n)
+        if n < steps:
+            expect(page.get_by_test_id("score-next")).to_be_focused()
     expect(page.get_by_test_id("score-next")).to_be_disabled()
+    expect(page.get_by_test_id("result")).to_be_focused()
     total = table.locator("tbody tr.total")
     expect(total).to_be_visible()
     for seat, points in enumerate(info["result"]["scores"]):
