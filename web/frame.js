@@ -125,18 +125,19 @@ export class Frame {
     if (!this.mod || this.modGame !== view.game) {
       this.mod = null;
       const mod = await loadModule(view.game);
-      if (this.view !== view) return; // a newer view arrived while the module loaded; it draws
+      // A newer view arrived while the module loaded (it draws), or the screen was left.
+      if (this.view !== view || this.closed) return;
       this.mod = mod;
       this.modGame = view.game;
       this.title = mod.title || (await gameName(view.game));
-      if (this.view !== view) return;
+      if (this.view !== view || this.closed) return;
       this.renderSummary();
     }
     this.renderAll();
   }
 
   renderAll() {
-    if (!this.view || !this.mod) return;
+    if (!this.view || !this.mod || this.closed) return;
     this.renderHead();
     this.renderBoard();
     this.renderPlayers();

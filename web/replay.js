@@ -47,6 +47,7 @@ class Replay {
 
   close() {
     this.closed = true;
+    this.frame.closed = true;
     this.pause();
     document.removeEventListener("keydown", this.onKey);
   }

@@ -150,6 +150,7 @@ class TableSession {
 
   close() {
     this.closed = true;
+    this.frame.closed = true;
     clearInterval(this.ticker);
     this.conn.close();
   }
