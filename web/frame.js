@@ -9,39 +9,50 @@ import { h, api, toast, words, seatName, rebuild, announce, shareBox, roomLink, 
 // --- seat colours and symbols ------------------------------------------------------------------
 
 // Chosen here: one colour per seat, each with a symbol so that no one needs to tell colours apart.
-// The first five are Waterfall Park's base colours, in the rulebook's order; a game whose view gives
-// its players a `colour` (a name) and a `symbol` is drawn with those instead.
+// The first five are Waterfall Park's base colours with the symbols its engine gives them (Pink
+// heart, Yellow star, Blue circle, Green triangle, Red square), so that a seat looks the same in
+// every game; then three more for larger tables. A view whose players carry `colour` (a name),
+// `symbol` (a word, or the character itself) and `glyph` (the character) is drawn with those.
 export const SEAT_COLOURS = [
-  { name: "Pink", symbol: "♥", css: "#d6409f" },
-  { name: "Yellow", symbol: "★", css: "#c79a00" },
-  { name: "Blue", symbol: "◆", css: "#2f6fde" },
-  { name: "Green", symbol: "▲", css: "#1f8a3b" },
-  { name: "Red", symbol: "●", css: "#cf222e" },
-  { name: "Purple", symbol: "■", css: "#8250df" },
-  { name: "Orange", symbol: "✚", css: "#d1640a" },
-  { name: "Grey", symbol: "⬟", css: "#57606a" },
+  { name: "Pink", symbol: "♥", word: "heart", css: "#d6409f" },
+  { name: "Yellow", symbol: "★", word: "star", css: "#e3b300", ink: "#1f2328" }, // dark on light
+  { name: "Blue", symbol: "●", word: "circle", css: "#2f6fde" },
+  { name: "Green", symbol: "▲", word: "triangle", css: "#1f8a3b" },
+  { name: "Red", symbol: "■", word: "square", css: "#cf222e" },
+  { name: "Purple", symbol: "◆", word: "diamond", css: "#8250df" },
+  { name: "Orange", symbol: "✚", word: "cross", css: "#c45508" },
+  { name: "Grey", symbol: "⬟", word: "pentagon", css: "#57606a" },
 ];
 const BY_NAME = new Map(SEAT_COLOURS.map((c) => [c.name.toLowerCase(), c]));
 
-/** {name, symbol, css} of a seat: the view's own colour and symbol when it names them, else the seat's. */
+/**
+ * {name, symbol, word, css} of a seat: the view's own colour and symbol when its players name
+ * them, else the seat's by number.
+ */
 export function seatColour(view, seat) {
   const p = view && Array.isArray(view.players) ? view.players.find((x) => x && x.seat === seat) : null;
-  const fallback = SEAT_COLOURS[((Number(seat) % SEAT_COLOURS.length) + SEAT_COLOURS.length) % SEAT_COLOURS.length]
-    || SEAT_COLOURS[0];
-  const named = p && typeof p.colour === "string" ? BY_NAME.get(p.colour.toLowerCase()) : null;
-  const base = named || fallback;
+  const n = SEAT_COLOURS.length;
+  const fallback = SEAT_COLOURS[((Number(seat) % n) + n) % n] || SEAT_COLOURS[0];
+  const colour = p && typeof p.colour === "string" && p.colour ? p.colour : null;
+  const base = (colour && BY_NAME.get(colour.toLowerCase())) || (colour ? { ...fallback, word: "" } : fallback);
+  const given = p && typeof p.symbol === "string" && p.symbol ? p.symbol : null;
+  const glyph = p && typeof p.glyph === "string" && p.glyph ? p.glyph
+    : given && [...given].length <= 2 ? given : base.symbol;
   return {
-    name: p && typeof p.colour === "string" ? words(p.colour) : base.name,
-    symbol: p && typeof p.symbol === "string" && p.symbol ? p.symbol : base.symbol,
+    name: colour ? words(colour) : base.name,
+    symbol: glyph,
+    word: given && [...given].length > 2 ? given : base.word,
     css: base.css,
+    ink: base.ink || "#fff",
   };
 }
 
-/** A seat's symbol in its colour, with the colour's name for screen readers (and as a tooltip). */
+/** A seat's symbol in its colour, named for screen readers ("Pink heart") and as a tooltip. */
 export function seatMark(view, seat) {
   const c = seatColour(view, seat);
-  return h("span", { class: "seat-mark", style: { "--seat": c.css }, title: c.name, role: "img",
-    "aria-label": c.name, "data-testid": "seat-mark", "data-colour": c.name }, c.symbol);
+  const label = c.word ? `${c.name} ${c.word}` : c.name;
+  return h("span", { class: "seat-mark", style: { "--seat": c.css, "--ink": c.ink }, title: label, role: "img",
+    "aria-label": label, "data-testid": "seat-mark", "data-colour": c.name }, c.symbol);
 }
 
 // --- game modules ----------------------------------------------------------------------------------
@@ -227,7 +238,7 @@ export class Frame {
   turnText(view, seat) {
     if (view.result) return "■ The game is over.";
     const active = Array.isArray(view.active) ? view.active : [];
-    if (!active.length) return view.phase === "waiting" ? "… The game starts once every seat is taken." : "… Nobody to wait for.";
+    if (!active.length) return view.phase === "waiting" ? "… The game starts once every seat is taken." : "… Nobody’s turn: the table is settling.";
     const mine = this.mode === "live" && seat !== null && seat !== undefined && active.includes(seat);
     const others = active.filter((s) => !mine || s !== seat).map((s) => seatName(view, s));
     if (mine && !others.length) return "▶ Your turn.";
@@ -430,7 +441,7 @@ export function logText(line, view) {
 
 function genericFigures(p) {
   return Object.entries(p || {})
-    .filter(([k, v]) => !["seat", "name", "bot", "colour", "symbol"].includes(k) && v !== null && v !== undefined && typeof v !== "object")
+    .filter(([k, v]) => !["seat", "name", "bot", "colour", "symbol", "glyph"].includes(k) && v !== null && v !== undefined && typeof v !== "object")
     .map(([k, v]) => `${words(k)}: ${v}`);
 }
 

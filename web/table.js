@@ -40,15 +40,16 @@
 //                      //   frame has already told the player why)
 //     rerender(),      // draw again with the same view (after a local selection changed, say)
 //     name(seat),      // the player's name at a seat
-//     colour(seat),    // {name, symbol, css}: the seat's colour and its colour-blind symbol
+//     colour(seat),    // {name, symbol, word, css, ink}: the seat's colour, its colour-blind
+//                      //   symbol (a character) and its name ("heart"), the text colour on it
 //     mark(seat),      // that symbol as an element, coloured, named for screen readers
 //     serverNow(),     // server epoch ms, corrected by the measured clock offset
 //     room,            // the room id
 //   }
 //
-// Seat colours: SEAT_COLOURS below (Pink ♥, Yellow ★, Blue ◆, Green ▲, Red ●, then Purple ■,
-// Orange ✚, Grey ⬟) by seat; a view whose players carry `colour` (a name) and `symbol` overrides
-// them. Every player list shows them, so a game that colours its pieces by seat should use
+// Seat colours: SEAT_COLOURS in frame.js (Pink ♥, Yellow ★, Blue ●, Green ▲, Red ■, then Purple ◆,
+// Orange ✚, Grey ⬟) by seat; a view whose players carry `colour` (a name), `symbol` and `glyph`
+// overrides them. Every player list shows them, so a game that colours its pieces by seat should use
 // ctx.colour(seat) for the same colours and symbols.
 //
 // A game without a module gets the generic renderer (frame.js): every item of view.legal as a

@@ -15,7 +15,11 @@ export function h(tag, attrs = {}, ...children) {
     } else if (key === "dataset") {
       Object.assign(el.dataset, value);
     } else if (key === "style" && typeof value === "object") {
-      Object.assign(el.style, value);
+      // Custom properties ("--seat") only take effect through setProperty.
+      for (const [prop, v] of Object.entries(value)) {
+        if (prop.startsWith("--")) el.style.setProperty(prop, v);
+        else el.style[prop] = v;
+      }
     } else if (value === true) {
       el.setAttribute(key, "");
     } else {

@@ -122,7 +122,8 @@ def test_turns_are_announced_and_everything_clickable_takes_the_keyboard(browser
     # The player list shows every seat's colour with its symbol and name.
     marks = page.get_by_test_id("players").get_by_test_id("seat-mark")
     expect(marks).to_have_count(2)
-    assert [marks.nth(i).get_attribute("aria-label") for i in range(2)] == ["Pink", "Yellow"]
+    assert [marks.nth(i).get_attribute("aria-label") for i in range(2)] == ["Pink heart", "Yellow star"]
+    assert marks.nth(0).evaluate("(e) => getComputedStyle(e).backgroundColor") == "rgb(214, 64, 159)", "drawn in pink"
     # Focus is visible: the focused element draws an outline.
     for _ in range(60):
         page.keyboard.press("Tab")
