@@ -357,14 +357,16 @@ export class Frame {
         cls: "total" });
       return { head: ["", ...seats.map((s) => seatName(view, s))], seatCols: true, rows, winners };
     }
+    // The result's other figures per seat (a tie-break such as tiles on the board) as columns.
+    const perSeat = perSeatExtras(result);
     const rank = (s) => 1 + scores.filter((x) => x > scores[s]).length;
-    const order = seats.slice().sort((a, b) => scores[a] - scores[b] || b - a);
+    const order = seats.slice().sort((a, b) => scores[a] - scores[b] || winners.has(a) - winners.has(b) || b - a);
     const rows = order.map((s) => ({
       label: ORDINALS[rank(s) - 1] || `${rank(s)}th`,
-      cells: [`${crown(s)}${seatName(view, s)}`, String(scores[s])],
+      cells: [`${crown(s)}${seatName(view, s)}`, String(scores[s]), ...perSeat.map(([, v]) => String(v[s]))],
       cls: winners.has(s) ? "winner" : "",
     }));
-    return { head: ["Place", "Player", "Points"], seatCols: false, rows, winners };
+    return { head: ["Place", "Player", "Points", ...perSeat.map(([k]) => words(k))], seatCols: false, rows, winners };
   }
 
   renderResult() {
@@ -377,7 +379,8 @@ export class Frame {
     const total = table.rows.length;
     const shown = Math.min(this.reveal.shown, total);
     const done = shown >= total;
-    const extras = Object.entries(result).filter(([k]) => k !== "winners" && k !== "scores");
+    const shownAsColumns = new Set(table.seatCols ? [] : perSeatExtras(result).map(([k]) => k));
+    const extras = Object.entries(result).filter(([k]) => k !== "winners" && k !== "scores" && !shownAsColumns.has(k));
     const go = (n) => {
       this.reveal.fresh = n > this.reveal.shown ? n - 1 : -1;
       this.reveal.shown = n;
@@ -428,6 +431,13 @@ export class Frame {
     this.summaryEl.replaceChildren(h("summary", {}, `How to play ${this.title || ""}`),
       ...String(this.mod.summary).split(/\n\s*\n/).map((p) => h("p", {}, p.trim())));
   }
+}
+
+/** The result's entries that hold one number per seat, like `scores`: [[key, values], …]. */
+function perSeatExtras(result) {
+  const n = Array.isArray(result.scores) ? result.scores.length : -1;
+  return Object.entries(result).filter(([k, v]) => k !== "winners" && k !== "scores" && Array.isArray(v)
+    && v.length === n && v.every((x) => typeof x === "number" || typeof x === "string"));
 }
 
 /** One log entry as text; "Seat 2" becomes the player's name, which reads better than a number. */

@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import time
 from typing import Any
 
 import jsonpatch
@@ -144,3 +145,39 @@ def test_a_game_still_playing_or_gone_has_no_replay(browser: Any, hub: HubProces
     page.goto(f"{hub.url}/#/replay/no-such-room")
     expect(page.get_by_test_id("replay-error")).to_have_attribute("data-status", "404")
     w.check()
+
+
+def test_every_game_that_finishes_replays_to_its_final_view(browser: Any, hub: HubProcess) -> None:
+    """Each game's replay, drawn by its own module (or the generic one), ends at the hub's final view."""
+    rooms = {}
+    for game in kit.games(hub):
+        n = game["min_players"]
+        rooms[game["id"]] = kit.make_room(hub, game["id"], n, list(range(n)))
+    # A game whose bots cannot end it alone (a contest waiting on the hub) is left out.
+    finished: list[str] = []
+    deadline = time.monotonic() + 6
+    while time.monotonic() < deadline and len(finished) < len(rooms):
+        finished = [gid for gid, rid in rooms.items()
+                    if kit.http(hub, "GET", f"/api/rooms/{rid}")[1]["status"] == "finished"]
+        time.sleep(0.2)
+    for gid in finished:
+        rid = rooms[gid]
+        status, data = kit.http(hub, "GET", f"/api/rooms/{rid}/replay")
+        assert status == 200
+        views = replay_views(data)
+        w = kit.new_page(browser)
+        page = w.page
+        page.goto(f"{hub.url}/#/replay/{rid}")
+        expect(page.get_by_test_id("replay-step")).to_have_text(f"Move 0 of {len(views) - 1}")
+        page.keyboard.press("End")
+        assert shown(page) == (len(views) - 1, kit.canonical(data["final"])), gid
+        expect(page.get_by_test_id("result-scores")).to_be_visible()
+        page.get_by_test_id("score-all").click()
+        expect(page.get_by_test_id("result-scores").locator("tbody tr:visible")).to_have_count(
+            int(page.get_by_test_id("result-scores").get_attribute("data-steps") or 0))
+        kit.shot(page, f"client-replay-{gid}-end")
+        page.keyboard.press("ArrowLeft")
+        assert shown(page) == (len(views) - 2, kit.canonical(views[-2])), gid
+        w.check()
+        page.context.close()
+    assert "symbiose" in finished
