@@ -48,8 +48,8 @@ export function seatColour(view, seat) {
 }
 
 /** A seat's symbol in its colour, named for screen readers ("Pink heart") and as a tooltip. */
-export function seatMark(view, seat) {
-  const c = seatColour(view, seat);
+export function seatMark(view, seat, colour = null) {
+  const c = colour || seatColour(view, seat);
   const label = c.word ? `${c.name} ${c.word}` : c.name;
   return h("span", { class: "seat-mark", style: { "--seat": c.css, "--ink": c.ink }, title: label, role: "img",
     "aria-label": label, "data-testid": "seat-mark", "data-colour": c.name }, c.symbol);
@@ -127,6 +127,22 @@ export class Frame {
 
   ctx() {
     return this.ctxOf();
+  }
+
+  /** A seat's colour: the module's own (seatColour), over the view's, over the frame's by seat. */
+  colour(seat) {
+    const base = seatColour(this.view, seat);
+    if (this.mod && typeof this.mod.seatColour === "function") {
+      try {
+        const own = this.mod.seatColour(this.view, seat);
+        if (own && typeof own === "object") return { ...base, word: own.symbol ? "" : base.word, ...own };
+      } catch (e) { console.error("seatColour failed", e); }
+    }
+    return base;
+  }
+
+  mark(seat) {
+    return seatMark(this.view, seat, this.colour(seat));
   }
 
   /** Show a view: loads the game's module on first sight of its game. Resolves once drawn. */
@@ -207,7 +223,7 @@ export class Frame {
       badge = h("span", { class: "badge spectator", "data-testid": "spectator-badge" }, "◉ Spectator: you are watching");
     } else {
       badge = h("span", { class: "badge seat", "data-testid": "seat-badge", "data-seat": seat },
-        view ? seatMark(view, seat) : null, ` You are seat ${seat}${view ? ` (${seatName(view, seat)})` : ""}`);
+        view ? this.mark(seat) : null, ` You are seat ${seat}${view ? ` (${seatName(view, seat)})` : ""}`);
     }
     const waiting = this.mode === "live" && view && view.phase === "waiting" && !this.final;
     parts.push(h("p", { class: "who" }, badge, " ",
@@ -293,7 +309,7 @@ export class Frame {
       try { figures = this.mod && this.mod.figures ? this.mod.figures(p, view) : genericFigures(p); } catch { figures = genericFigures(p); }
       return h("li", { class: `player${active.has(p.seat) ? " active" : ""}${p.seat === me ? " me" : ""}`, "data-seat": p.seat },
         h("span", { class: "marker", "aria-hidden": "true" }, winners.has(p.seat) ? "♛" : active.has(p.seat) ? "▶" : "·"),
-        seatMark(view, p.seat),
+        this.mark(p.seat),
         h("strong", {}, seatName(view, p.seat)),
         p.bot ? h("span", { class: "bot-tag" }, " ⚙ bot") : null,
         h("span", { class: "muted" }, ` seat ${p.seat}${p.seat === me ? " (you)" : ""}${active.has(p.seat) ? " — to play" : ""}`

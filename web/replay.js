@@ -64,6 +64,7 @@ class Replay {
       },
       rerender: () => this.frame.renderBoard(),
       serverNow: () => Date.now(),
+      frame: this.frame,
     });
   }
 

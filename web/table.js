@@ -14,6 +14,10 @@
 //     // optional:
 //     phaseText(view, ctx) → str,   // what the game waits for, in words (default: view.phase in words)
 //     figures(player, view) → [str],// a player's public figures for the players list
+//     seatColour(view, seat) → {name, symbol, css, ink?, word?},
+//                                   // a seat's colour where the game gives seats its own (a deck's
+//                                   // type, a faction); the frame's players list and ctx.colour
+//                                   // then use it (default: SEAT_COLOURS, or the view's own)
 //     scoreSteps(view, ctx) → [{label, points: [n per seat], note?}] | null,
 //                                   // the final scoring as steps (a category, a column, a bonus…);
 //                                   // the frame reveals them one at a time, then the totals
@@ -93,7 +97,7 @@ export function showNet(state, detail = "", rtt = null) {
 }
 
 /** The module context for a viewer: shared by live tables and replays. */
-export function makeCtx({ seat, view, room, send, rerender, serverNow, replay = false }) {
+export function makeCtx({ seat, view, room, send, rerender, serverNow, frame, replay = false }) {
   const v = () => view();
   return {
     seat,
@@ -102,8 +106,8 @@ export function makeCtx({ seat, view, room, send, rerender, serverNow, replay = 
     send,
     rerender,
     name: (s) => seatName(v(), s),
-    colour: (s) => seatColour(v(), s),
-    mark: (s) => seatMark(v(), s),
+    colour: (s) => (frame ? frame.colour(s) : seatColour(v(), s)),
+    mark: (s) => (frame ? frame.mark(s) : seatMark(v(), s)),
     serverNow,
     room,
   };
@@ -172,6 +176,7 @@ class TableSession {
       send: (action) => this.send(action),
       rerender: () => this.frame.renderBoard(),
       serverNow: () => this.conn.serverNow(),
+      frame: this.frame,
     });
   }
 
