@@ -152,12 +152,12 @@ export class Frame {
     if (!this.mod || this.modGame !== view.game) {
       this.mod = null;
       const mod = await loadModule(view.game);
-      // A newer view arrived while the module loaded (it draws), or the screen was left.
+      const title = mod.title || (await gameName(view.game));
+      // A newer view arrived meanwhile (it draws, with the same cached module), or the screen was left.
       if (this.view !== view || this.closed) return;
       this.mod = mod;
       this.modGame = view.game;
-      this.title = mod.title || (await gameName(view.game));
-      if (this.view !== view || this.closed) return;
+      this.title = title;
       this.renderSummary();
     }
     this.renderAll();
