@@ -238,7 +238,9 @@ class TableSession {
       if (this.openContest && (this.openContest.cid === f.contest || f.contest === undefined)) this.closeContest();
       const who = f.winner === null || f.winner === undefined ? "nobody" : seatName(this.view, f.winner);
       const ms = f.judged && f.winner !== null && f.winner !== undefined ? f.judged[String(f.winner)] : undefined;
-      toast(`Fastest hand: ${who}${typeof ms === "number" ? ` (${Math.round(ms)} ms)` : ""}.`);
+      const mine = this.seat !== null && this.seat !== undefined && f.refused ? f.refused[String(this.seat)] : undefined;
+      const why = mine ? ` Your grab was not counted: ${words(String(mine)).toLowerCase()}.` : "";
+      toast(`Fastest hand: ${who}${typeof ms === "number" ? ` (${Math.round(ms)} ms)` : ""}.${why}`);
     } else if (f.kind === "chat" && f.text) {
       toast(`${f.name || "?"}: ${f.text}`);
     }
