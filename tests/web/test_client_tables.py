@@ -60,6 +60,7 @@ def test_every_registered_game_opens_its_table(browser: Any, hub: HubProcess) ->
         expect(spec.get_by_test_id("spectator-badge")).to_be_visible()
         expect(spec.get_by_test_id("board")).to_have_attribute("data-game", gid)
         expect(spec.locator("[data-testid=board] [data-legal=true]")).to_have_count(0)
+        assert spec.evaluate("() => document.documentElement.scrollWidth") <= 390, f"{gid}: the table fits a phone"
         kit.shot(spec, f"client-table-{gid}-spectator-phone")
         player.check()
         watcher.check()
