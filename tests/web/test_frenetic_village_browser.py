@@ -296,7 +296,8 @@ def test_contest_lights_the_pile_top_at_once_and_space_grabs(browser: Any, hub: 
     expect(result.get_by_test_id("lottery")).to_contain_text("does NOT match")
 
     # The next contest, on this seat's own pile this time, grabbed with the mouse.
-    assert inject(page, {**frame, "id": "n-test2", "contest": "c-test2", "pile": 0, "card": {"kind": "wild", "name": "Wildcard"}})
+    wild = {"kind": "wild", "name": "Wildcard"}
+    assert inject(page, {**frame, "id": "n-test2", "contest": "c-test2", "pile": 0, "card": wild})
     page.locator(f"{BOARD} [data-testid=pile][data-seat='0'] [data-testid=grab-card]").click()
     page.wait_for_function("() => window.sent.some((f) => f.t === 'act' && f.action.contest === 'n-test2')")
     expect(page.locator(f"{BOARD} [data-testid=grab-card]")).to_be_disabled()

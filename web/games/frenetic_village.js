@@ -121,8 +121,13 @@ async function verify(res) {
 
 // --- the grab -----------------------------------------------------------------------------------
 
+/** The contest this seat was offered, while it lasts (open, or tried and waiting for its result). */
+function offeredTo(ctx) {
+  return contest && ctx && contest.room === ctx.room && contest.seat === ctx.seat ? contest : null;
+}
+
 function grabOpen(ctx) {
-  return contest && contest.state === "open" && ctx && contest.room === ctx.room && contest.seat === ctx.seat;
+  return !!offeredTo(ctx) && contest.state === "open";
 }
 
 async function grab() {
@@ -350,7 +355,7 @@ function renderPile(view, ctx, seat, legal) {
   const p = player(view, seat) || { seat };
   const mine = seat === ctx.seat;
   const open = view.contest && view.contest.pile === seat ? view.contest : null;
-  const offered = grabOpen(ctx) && contest.pile === seat ? contest : null;
+  const offered = offeredTo(ctx) && contest.pile === seat ? contest : null;
   const top = offered && offered.card ? offered.card : p.top;
   const queued = Array.isArray(view.grabbable) && view.grabbable.includes(seat) && !open;
 
@@ -378,7 +383,8 @@ function renderPile(view, ctx, seat, legal) {
   if (offered) {
     topEl = h("button", {
       type: "button", class: `${cardClass(top)} grab-card`, "data-testid": "grab-card", "data-focus-key": "grab",
-      "data-legal": "true", "data-state": offered.state, "data-cid": offered.cid, disabled: offered.state !== "open",
+      "data-legal": offered.state === "open" ? "true" : null, "data-state": offered.state, "data-cid": offered.cid,
+      disabled: offered.state !== "open",
       "aria-label": `Grab ${cardWords(top)} from ${whose(ctx, seat)} pile (G or Space)`, ...cardAttrs(top),
       onpointerdown: (e) => { if (e.button === 0) grab(); },
       onclick: () => grab(),
