@@ -26,6 +26,9 @@
 //     onContest(frame, ctx),        // a `contest` frame arrived (`seen` has already been sent);
 //                                   // without it the frame shows a "Grab!" button that sends
 //                                   // {"type": "grab", "contest": frame.id}
+//     onEvent(frame, ctx),          // an `event` frame arrived (contest_result, …). A module with
+//                                   // onContest or onEvent shows contest results itself; the
+//                                   // frame's own notice of them is for modules with neither
 //   }
 //
 // render(el, view, ctx) is called with an empty `el` after every change of the view (and when the
@@ -48,6 +51,7 @@
 //                      //   symbol (a character) and its name ("heart"), the text colour on it
 //     mark(seat),      // that symbol as an element, coloured, named for screen readers
 //     serverNow(),     // server epoch ms, corrected by the measured clock offset
+//     rtt(),           // the last measured round trip to the hub in ms, or null
 //     room,            // the room id
 //   }
 //
@@ -97,7 +101,7 @@ export function showNet(state, detail = "", rtt = null) {
 }
 
 /** The module context for a viewer: shared by live tables and replays. */
-export function makeCtx({ seat, view, room, send, rerender, serverNow, frame, replay = false }) {
+export function makeCtx({ seat, view, room, send, rerender, serverNow, frame, rtt = () => null, replay = false }) {
   const v = () => view();
   return {
     seat,
@@ -109,6 +113,7 @@ export function makeCtx({ seat, view, room, send, rerender, serverNow, frame, re
     colour: (s) => (frame ? frame.colour(s) : seatColour(v(), s)),
     mark: (s) => (frame ? frame.mark(s) : seatMark(v(), s)),
     serverNow,
+    rtt,
     room,
   };
 }
@@ -176,6 +181,7 @@ class TableSession {
       send: (action) => this.send(action),
       rerender: () => this.frame.renderBoard(),
       serverNow: () => this.conn.serverNow(),
+      rtt: () => this.conn.rtt,
       frame: this.frame,
     });
   }
@@ -234,8 +240,14 @@ class TableSession {
   }
 
   onEvent(f) {
+    const mod = this.frame.mod;
+    if (mod && typeof mod.onEvent === "function") {
+      try { mod.onEvent(f, this.ctx()); } catch (e) { console.error("the module's onEvent failed", e); }
+    }
+    const shownByModule = Boolean(mod && (mod.onContest || mod.onEvent));
     if (f.kind === "contest_result") {
       if (this.openContest && (this.openContest.cid === f.contest || f.contest === undefined)) this.closeContest();
+      if (shownByModule) return;
       const who = f.winner === null || f.winner === undefined ? "nobody" : seatName(this.view, f.winner);
       const ms = f.judged && f.winner !== null && f.winner !== undefined ? f.judged[String(f.winner)] : undefined;
       const mine = this.seat !== null && this.seat !== undefined && f.refused ? f.refused[String(this.seat)] : undefined;
