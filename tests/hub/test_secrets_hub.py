@@ -225,7 +225,7 @@ async def play(base: str, app: Any, game: str, seats: int, seed: int, recorder: 
         action = GAMES[game].bot_action(c.view, rng) if rng.random() < 0.7 else None  # mostly sensible play
         await c.act(action or rng.choice(c.legal), seq=c.seq)
     await settle([*players.values(), *specs], gap=0.05)
-    names = {f"Player{s}" for s in range(seats)} | {f"Bot {seats}"}
+    names = {s.name for s in room.seats if s.name is not None}  # what the hub adds: the seats' public names
     checked = 0
     forbidden = [t.encode() for t in seat_tokens.values()] + [str(room.seed).encode(), msgpack.packb(room.seed)]
     forbidden += [s.token_hash.encode() for s in room.seats if s.token_hash]
