@@ -60,6 +60,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/api/rooms/{rid}/join", lobby.join_room, methods=["POST"]),
         WebSocketRoute("/ws", endpoint),
     ]
+    if settings.debug_hooks:
+        async def deaf(request: Request) -> Response:
+            """Lose pub/sub messages for `ms` milliseconds, so tests can see a lost publish healed."""
+            broker.go_deaf(float(request.query_params.get("ms", "500")) / 1000)
+            return JSONResponse({"ok": True})
+
+        routes.append(Route("/debug/deaf", deaf, methods=["POST"]))
     if (WEB / "node_modules").is_dir():
         routes.append(Mount("/vendor", StaticFiles(directory=WEB / "node_modules"), name="vendor"))
     if WEB.is_dir():

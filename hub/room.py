@@ -27,10 +27,18 @@ if TYPE_CHECKING:
     from hub.rooms import Rooms
 
 
+class Replier(Protocol):
+    """Who hears how an action went: a connection, or (with Redis) the process that forwarded it."""
+
+    def error(self, act_id: Any, code: str, message: str) -> None: ...
+    def send_frame(self, frame: dict[str, Any]) -> None: ...
+
+
 class Journal(Protocol):
     """Where a room's changes go when they must be logged before anyone sees them (hub.owner)."""
 
-    busy: bool
+    @property
+    def busy(self) -> bool: ...
 
     def record(self, cause: dict[str, Any] | None, changed: list[tuple[str, Encoded]]) -> None: ...
     def presence_changed(self) -> None: ...
@@ -232,7 +240,7 @@ class Room:
 
     # ---- actions -------------------------------------------------------------------------------
 
-    def submit(self, seat: int | None, action: Any, conn: Connection | None = None,
+    def submit(self, seat: int | None, action: Any, conn: Replier | None = None,
                act_id: int | None = None, seq: int | None = None, by: str = "player",
                aid: str | None = None) -> bool:
         """Apply one action for a seat (None = the hub itself); answer the connection that sent it.
@@ -332,7 +340,12 @@ class Room:
         for seat in list(self._bot_handles):
             self._cancel_bot(seat)
         log(logger, logging.INFO, "room finished", room=self.rid, game=self.game.id, actions=self.actions)
-        self.rooms.loop_call_later(self.settings.finished_ttl_s, self.rooms.drop, self.rid)
+        self.rooms.loop_call_later(self.settings.finished_ttl_s, self.drop_if_held)
+
+    def drop_if_held(self) -> None:
+        """Drop this room, unless it is no longer the one this process holds under its id."""
+        if self.rooms.rooms.get(self.rid) is self:
+            self.rooms.drop(self.rid)
 
     # ---- timers --------------------------------------------------------------------------------
 

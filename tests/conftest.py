@@ -6,6 +6,7 @@ always means those tests ran.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -46,6 +47,7 @@ class HubProcess:
         self.env = {**os.environ, **(env or {})}
         self.log_path = ROOT / "artifacts" / "logs" / f"hub-{self.port}-{int(time.time() * 1000)}.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.backend = "memory"
 
     def start(self, timeout: float = 20) -> HubProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -85,19 +87,64 @@ class HubProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
-@pytest.fixture(scope="session")
-def hub() -> Iterator[HubProcess]:
-    """One hub on the embedded in-memory backend for the whole session."""
-    h = HubProcess("--bot-delay-ms", "0", "--verify-deltas", "--finished-ttl-s", "30").start()
+#: The hub's test suite runs on both backends: the embedded one, and Redis (one process here; the
+#: tests in test_scale.py run several).
+BACKENDS = ["memory", pytest.param("redis", marks=pytest.mark.redis)]
+
+
+def backend_args(request: pytest.FixtureRequest, backend: str, prefix: str) -> list[str]:
+    if backend != "redis":
+        return []
+    url = request.getfixturevalue("redis_url")
+    return ["--redis", url, "--redis-prefix", prefix]
+
+
+def new_prefix() -> str:
+    """Each test's hubs get keys of their own, so no test sees (or takes over) another's rooms."""
+    return f"hubtest-{secrets.token_hex(4)}"
+
+
+def drop_prefix(url: str, prefix: str) -> None:
+    import redis
+
+    r = redis.Redis.from_url(url)
+    try:
+        batch = list(r.scan_iter(match=f"{prefix}:*", count=1000))
+        for i in range(0, len(batch), 500):
+            r.delete(*batch[i:i + 500])
+    except Exception:  # noqa: BLE001 - cleanup is best effort (the keys expire anyway)
+        pass
+    finally:
+        r.close()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def hub(request: pytest.FixtureRequest) -> Iterator[HubProcess]:
+    """One hub for the whole session, on each backend in turn."""
+    prefix = new_prefix()
+    extra = backend_args(request, request.param, prefix)
+    h = HubProcess("--bot-delay-ms", "0", "--verify-deltas", "--finished-ttl-s", "30", *extra).start()
+    h.backend = request.param
     yield h
     h.stop()
+    if extra:
+        drop_prefix(extra[1], prefix)
 
 
-@pytest.fixture
-def hub_factory() -> Iterator[type[HubProcess]]:
+@pytest.fixture(params=BACKENDS)
+def hub_factory(request: pytest.FixtureRequest) -> Iterator[type[HubProcess]]:
+    """Hubs with settings of a test's own, on each backend; on Redis, one test's hubs share keys."""
     started: list[HubProcess] = []
+    prefix = new_prefix()
+    extra = backend_args(request, request.param, prefix)
 
     class Factory(HubProcess):
+        backend_name = request.param
+
+        def __init__(self, *args: str, env: dict[str, str] | None = None, port: int | None = None) -> None:
+            super().__init__(*args, *extra, env=env, port=port)
+            self.backend = request.param
+
         def start(self, timeout: float = 20) -> HubProcess:
             started.append(self)
             return super().start(timeout)
@@ -105,6 +152,8 @@ def hub_factory() -> Iterator[type[HubProcess]]:
     yield Factory
     for h in started:
         h.stop()
+    if extra:
+        drop_prefix(extra[1], prefix)
 
 
 def redis_available(url: str = "redis://127.0.0.1:6379/0") -> bool:

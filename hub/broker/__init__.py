@@ -58,6 +58,10 @@ class Broker(abc.ABC):
         """False while the backend cannot be reached (never, in memory)."""
         return True
 
+    @abc.abstractmethod
+    def go_deaf(self, seconds: float) -> None:
+        """Test hook (--debug-hooks): lose every message from other processes for a while."""
+
     def games(self) -> list[dict[str, Any]]:
         return self.rooms.games()
 
