@@ -50,6 +50,11 @@ class HubProcess:
         self.backend = "memory"
 
     def start(self, timeout: float = 20) -> HubProcess:
+        self.launch()
+        return self.wait_ready(timeout)
+
+    def launch(self) -> HubProcess:
+        """Start the process without waiting for it (start several, then wait for each)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed by the process's end
         self.proc = subprocess.Popen(
@@ -57,6 +62,10 @@ class HubProcess:
              *self.args],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
         )
+        return self
+
+    def wait_ready(self, timeout: float = 20) -> HubProcess:
+        assert self.proc is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

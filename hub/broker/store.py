@@ -241,7 +241,7 @@ class Store:
         if not self.cluster:
             return aioredis.Redis.from_url(self.url, retry=Retry(NoBackoff(), 0), socket_timeout=None,
                                            socket_connect_timeout=self.timeout_s)
-        kw = self.client.get_default_node().redis_connection.connection_pool.connection_kwargs
+        kw = self.client.get_default_node().connection_kwargs
         auth = {k: kw[k] for k in ("username", "password") if kw.get(k) is not None}
         return aioredis.Redis(host=host, port=port, retry=Retry(NoBackoff(), 0), socket_timeout=None,
                               socket_connect_timeout=self.timeout_s, **auth)
