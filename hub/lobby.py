@@ -92,6 +92,16 @@ async def exists(broker: Broker, rid: str) -> bool | None:
         return None
 
 
+async def room_replay(request: Request) -> Response:
+    try:
+        built = await broker_of(request).replay(request.path_params["rid"])
+    except RoomError as e:
+        return error(e.code, e.message, e.status)
+    if built is None:
+        return error("no_room", "no such room", 404)
+    return JSONResponse(built)
+
+
 async def join_room(request: Request) -> Response:
     broker = broker_of(request)
     rid = request.path_params["rid"]

@@ -26,8 +26,11 @@ import msgpack
 from hub.audience import Audience, audience_key
 from hub.broker.store import DOWN
 from hub.codec import Encoded
+from hub.edge_contests import EdgeContests
 from hub.logs import log
 from hub.tokens import matches
+from rules.engine import declares_contests
+from rules.registry import GAMES
 
 if TYPE_CHECKING:
     from hub.broker.redis import RedisBroker
@@ -123,7 +126,8 @@ class Replica:
         self.healing: asyncio.Task[None] | None = None
         self.idle_since = time.monotonic()
         self.gone = False
-        self.contests: Any = None  # the edge half of timed contests (stamps, `seen`); see docs/operations.md
+        game_def = GAMES.get(game)
+        self.contests = EdgeContests(self) if game_def is not None and declares_contests(game_def) else None
 
     # ---- making one ----------------------------------------------------------------------------
 
@@ -222,10 +226,18 @@ class Replica:
                 for aud in self.audiences.values():
                     aud.conns.discard(conn)
                 conn.close(CLOSE_TAKEN_OVER, "taken over by a new connection")
+        elif x == "gack":  # a grab that arrived in time and will be judged
+            self._ack(str(msg.get("aid")))
+        elif x == "ev":
+            enc = Encoded.packed(msg["b"])
+            for aud in self.audiences.values():
+                aud.broadcast((enc,))
+            if self.contests is not None:
+                self.contests.event(enc.frame)
+        elif x == "contest" and self.contests is not None:
+            self.contests.remote(msg)
         elif x == "gone":
             self.close(CLOSE_NO_ROOM, "the room is gone")
-        elif self.contests is not None and x == "contest":
-            self.contests.remote(msg)
 
     def heal(self) -> None:
         """Fetch the entries this replica missed from the log, then go on with what came meanwhile."""
@@ -323,11 +335,15 @@ class Replica:
 
     def submit(self, seat: int | None, action: Any, conn: Any = None, act_id: int | None = None,
                seq: int | None = None, by: str = "player", aid: str | None = None) -> bool:
-        aid = aid or self.broker.next_id()
-        msg = {"k": "act", "aid": aid, "s": seat, "a": action, "q": seq}
+        self.forward(conn, act_id, {"k": "act", "s": seat, "a": action, "q": seq})
+        return True
+
+    def forward(self, conn: Connection | None, act_id: int | None, msg: dict[str, Any]) -> None:
+        """Send a command to the owner under a fresh action id; its answer goes back to `conn`."""
+        aid = self.broker.next_id()
+        msg["aid"] = aid
         self.pending[aid] = Pending(conn, act_id, msg, time.monotonic())
         self.broker.send_command(self.rid, msg)
-        return True
 
     def resend(self, all_of_them: bool = False, older_than: float = 1.0) -> bool:
         """Send again what the owner has not answered (lost, or the owner died); True if any is old."""

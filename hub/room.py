@@ -18,9 +18,10 @@ import msgpack
 
 from hub.audience import Audience, audience_key
 from hub.codec import Encoded
+from hub.contests import ContestRunner
 from hub.logs import log
 from hub.tokens import hash_token, matches, new_token
-from rules.engine import Game, IllegalAction
+from rules.engine import Game, IllegalAction, declares_contests
 
 if TYPE_CHECKING:
     from hub.connection import Connection
@@ -42,6 +43,8 @@ class Journal(Protocol):
 
     def record(self, cause: dict[str, Any] | None, changed: list[tuple[str, Encoded]]) -> None: ...
     def presence_changed(self) -> None: ...
+    def event(self, frame: Encoded) -> None: ...
+    def contest(self, open_contest: Any) -> None: ...
 
 logger = logging.getLogger("hub.room")
 
@@ -114,7 +117,9 @@ class Room:
         self._bot_handles: dict[int, asyncio.TimerHandle] = {}
         self._rng = random.Random(seed ^ 0x5EED)
         self.actions = 0
-        self.contests: Any = None  # hub.contests.ContestRunner, when the game declares contests
+        self.log: list[tuple[int | None, dict[str, Any]]] = []  # every applied action, for replays
+        # timed contests, for games that declare them
+        self.contests = ContestRunner(self) if declares_contests(game) else None
         self.journal: Journal | None = None  # None on the in-memory backend: changes go out at once
 
     # ---- seats ---------------------------------------------------------------------------------
@@ -252,6 +257,7 @@ class Room:
         if code is None:
             started = time.perf_counter()
             try:
+                kept = frozen(action)
                 self.game.apply(self.state, seat, action)
             except IllegalAction as e:
                 code, message = e.code, e.message
@@ -260,9 +266,10 @@ class Room:
                     if seq < aud.seq and aud.was_legal(seq, action):
                         code, message = "stale", "the game moved on before this action arrived"
             else:
+                self.log.append((seat, kept))
                 self.actions += 1
                 self.metrics.actions.labels(self.game.id, by).inc()
-                self.refresh({"k": "act", "s": seat, "a": action, "by": by, "aid": aid})
+                self.refresh({"k": "act", "s": seat, "a": kept, "by": by, "aid": aid})
                 self.metrics.apply_seconds.observe(time.perf_counter() - started)
                 if conn is not None and act_id is not None and self.journal is None:
                     conn.send_frame({"t": "ack", "id": act_id})
@@ -326,9 +333,14 @@ class Room:
             self._schedule_bots()
             if self.contests is not None:
                 self.contests.check()
+        if journal is not None and self.contests is not None:  # edges offer contests to their sockets
+            journal.contest(self.contests.open if self.status == PLAYING else None)
 
     def send_event(self, frame: dict[str, Any]) -> None:
         enc = Encoded(frame)
+        if self.journal is not None:
+            self.journal.event(enc)
+            return
         for aud in self.audiences.values():
             aud.broadcast((enc,))
 

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from hub.connection import Connection
 
 
+def not_finished() -> RoomError:
+    return RoomError("not_finished", "a replay is served once the game has finished", 409)
+
+
 def no_room() -> RoomError:
     return RoomError("no_room", "no such room", 404)
 
@@ -84,6 +88,10 @@ class Broker(abc.ABC):
     @abc.abstractmethod
     async def join(self, rid: str, name: str, seat: int | None) -> tuple[int, str]:
         """(seat, token); RoomError on a refusal, no_room() for an unknown room."""
+
+    @abc.abstractmethod
+    async def replay(self, rid: str) -> dict[str, Any] | None:
+        """A finished game's replay (hub.replay); None for an unknown room, RoomError if unfinished."""
 
     @abc.abstractmethod
     async def enter(self, rid: str) -> Target | None:

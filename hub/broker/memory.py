@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.broker import Broker, Target, no_room
+from hub import replay
+from hub.broker import Broker, Target, no_room, not_finished
+from hub.room import FINISHED
 
 
 class MemoryBroker(Broker):
@@ -25,6 +27,14 @@ class MemoryBroker(Broker):
         if room is None:
             raise no_room()
         return room.join(name, seat)
+
+    async def replay(self, rid: str) -> dict[str, Any] | None:
+        room = self.rooms.get(rid)
+        if room is None:
+            return None
+        if room.status != FINISHED:
+            raise not_finished()
+        return replay.build(room)
 
     async def enter(self, rid: str) -> Target | None:
         return self.rooms.get(rid)

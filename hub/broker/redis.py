@@ -29,14 +29,15 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 
 from hub import owner as owning
-from hub.broker import Broker, Target, no_room, unavailable
+from hub import replay
+from hub.broker import Broker, Target, no_room, not_finished, unavailable
 from hub.broker.pubsub import Subscriber
 from hub.broker.store import DOWN, RELEASE, RENEW, Item, Store, Writer, valid_rid
 from hub.codec import Encoded
 from hub.logs import log
 from hub.metrics import Metrics
 from hub.replica import Replica
-from hub.room import Room, RoomError, info_of, summary_of
+from hub.room import FINISHED, Room, RoomError, info_of, summary_of
 from hub.settings import Settings
 from hub.tokens import hash_token, new_token
 
@@ -215,6 +216,30 @@ class RedisBroker(Broker):
         finally:
             self.joins.pop(jid, None)
         return index, token
+
+    async def replay(self, rid: str) -> dict[str, Any] | None:
+        """Rebuilt here from the record, snapshot and log, whoever owns the room (engines are
+        deterministic), so any process serves it."""
+        owner = self.owned.get(rid)
+        if owner is not None:
+            if owner.room.status != FINISHED:
+                raise not_finished()
+            return replay.build(owner.room)
+        if not valid_rid(rid):
+            return None
+        try:
+            rec, _, snap = await self.store.read_room(rid)
+            if rec is None or snap is None:
+                return None
+            first = int(msgpack.unpackb(snap, raw=False, strict_map_key=False)["n"]) + 1
+            entries = await self.store.read_log(rid, first)
+        except DOWN:
+            raise unavailable() from None
+        shadow = owning.restore(self, rid, rec, snap, entries)
+        shadow.gone = True  # read only: it never writes, runs nothing, and is dropped at once
+        if shadow.room.status != FINISHED:
+            raise not_finished()
+        return replay.build(shadow.room)
 
     # ---- connections ---------------------------------------------------------------------------
 

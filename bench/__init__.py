@@ -1,0 +1,1 @@
+"""Benchmarks and simulations that print figures; nothing here asserts on timing."""
