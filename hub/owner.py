@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("hub.owner")
 
-RELAY_MS = 25.0           # chosen here: jitter of the owner -> edge -> owner hops through Redis on a LAN
+RELAY_MS = 10.0           # chosen here: jitter of the owner -> edge -> owner hops through Redis on a LAN
 RECENT = 2048              # action and join ids remembered for idempotence (kept in snapshots)
 PLAYING_TTL_S = 24 * 3600  # chosen here: a room nobody touches for a day is gone
 
