@@ -117,6 +117,8 @@ class Owner:
         self.beat_n = n
         self._status = room.status
         self._contest: str | None = None  # the open contest the edges were told of
+        self.reseeding = False
+        self.flying: list[tuple[int, dict[str, Any], list[tuple[str, Encoded]], bytes]] = []
         room.journal = self
         if room.contests is not None:  # the judged times travel edge -> owner: allow for the hops
             room.contests.params = dataclasses.replace(room.contests.params, relay_ms=RELAY_MS)
@@ -256,7 +258,7 @@ class Owner:
         self.inflight += 1
         started = time.perf_counter()
         b.writer.push(Item(lambda p: store.commit(p, me, self.rid, n, blob, meta, tokens, ttl, lease),
-                           partial(self._committed, n, entry, changed, started)))
+                           partial(self._committed, n, entry, changed, started, blob)))
         if n % max(1, b.settings.snapshot_every) == 0 or finished_now:
             self.snapshot()
 
@@ -273,14 +275,20 @@ class Owner:
             self.recent.popitem(last=False)
 
     def _committed(self, n: int, entry: dict[str, Any], changed: list[tuple[str, Encoded]],
-                   started: float, result: Any) -> None:
-        self.inflight -= 1
+                   started: float, blob: bytes, result: Any) -> None:
         if self.gone:
             return
-        if result not in (1, 2):
-            why = "the room is gone from Redis" if result == -1 else "another process holds the room"
-            self.broker.abandon(self.rid, f"{why} ({result!r:.80})")
+        if result == -1 or self.reseeding:  # Redis lost the room (a restart without persistence)
+            self.flying.append((n, entry, changed, blob))
+            self.reseed()
             return
+        self.inflight -= 1
+        if result not in (1, 2):
+            self.broker.abandon(self.rid, f"another process holds the room ({result!r:.80})")
+            return
+        self._done(n, entry, changed, started)
+
+    def _done(self, n: int, entry: dict[str, Any], changed: list[tuple[str, Encoded]], started: float) -> None:
         b = self.broker
         b.metrics.log_appends.inc()
         b.metrics.commit_seconds.observe(time.perf_counter() - started)
@@ -291,6 +299,34 @@ class Owner:
         if jid is not None:
             b.answer_join(self.rx.pop(jid, b.inst), jid, seat=int(entry["s"]))
         self._drain()
+
+    def reseed(self) -> None:
+        """Write the room back from memory after Redis lost it: record, lease and a snapshot of the
+        room as it stands, behind whatever was queued. What this process holds was all there was,
+        acknowledged or not; the entries that were on their way go out once it is written."""
+        if self.reseeding:
+            return
+        self.reseeding = True
+        log(logger, logging.WARNING, "room missing from Redis; writing it back", room=self.rid, n=self.n)
+        room, b = self.room, self.broker
+        rec, meta, tokens = record_of(room, epoch_ms()), json.dumps(room.meta()), tokens_json(room)
+        snap, store, me, ttl, lease = self.snapshot_blob(), b.store, b.inst, ttl_ms(room), b.settings.lease_ms
+        b.writer.push(Item(lambda p: store.create(p, me, self.rid, lease, rec, meta, tokens, snap, ttl),
+                           self._reseeded))
+
+    def _reseeded(self, result: Any) -> None:
+        if self.gone:
+            return
+        self.reseeding = False
+        if result != 1:
+            self.broker.abandon(self.rid, f"could not be written back ({result!r:.80})")
+            return
+        self.broker.index(self.room)
+        flying, self.flying = sorted(self.flying, key=lambda t: t[0]), []
+        for n, entry, changed, blob in flying:
+            self.inflight -= 1
+            self.broker.publish_out(self.rid, blob)
+            self._done(n, entry, changed, time.perf_counter())
 
     def snapshot(self) -> None:
         """Queue a snapshot of the room as it is now, right after entry `n` (behind that entry)."""

@@ -308,8 +308,8 @@ class RedisBroker(Broker):
         channel, data, store = self.keys.inbox(rid), pack(msg), self.store
         self.writer.push(Item(lambda p: store.publish(p, channel, data), must=False))
 
-    def publish_out(self, rid: str, msg: dict[str, Any]) -> None:
-        channel, data, store = self.keys.out(rid), pack(msg), self.store
+    def publish_out(self, rid: str, msg: dict[str, Any] | bytes) -> None:
+        channel, data, store = self.keys.out(rid), msg if isinstance(msg, bytes) else pack(msg), self.store
         self.writer.push(Item(lambda p: store.publish(p, channel, data), must=False))
 
     def answer(self, rid: str, aid: str, msg: dict[str, Any]) -> None:
@@ -487,10 +487,11 @@ class RedisBroker(Broker):
         self.writer.push(Item(lambda p: p.set(keys.node(me), b"1", px=2 * lease), must=False))
 
     def _renewed(self, rid: str, result: Any) -> None:
+        owner = self.owned.get(rid)
         if result == 0:
             self.abandon(rid, "the lease went to another process")
-        elif result == -1:
-            self.abandon(rid, "the room is gone from Redis")
+        elif result == -1 and owner is not None:
+            owner.reseed()
 
     async def _sweep(self) -> None:
         """Take over rooms whose owner stopped renewing (a dead process, or all of them restarted)."""
