@@ -44,7 +44,8 @@ class HubProcess:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.args = args
-        self.env = {**os.environ, **(env or {})}
+        self.env = {k: v for k, v in os.environ.items() if k != "HUB_REDIS_URL"}  # the backend is the test's
+        self.env.update(env or {})
         self.log_path = ROOT / "artifacts" / "logs" / f"hub-{self.port}-{int(time.time() * 1000)}.log"
         self.proc: subprocess.Popen[bytes] | None = None
         self.backend = "memory"
