@@ -145,6 +145,13 @@ class Subscriber:
             shard = self.shards[where] = Shard(self, *where)
         await shard.add(channel, wait)
 
+    async def catch_up(self) -> None:
+        """Subscribe what was asked for while Redis was unreachable (before any shard existed)."""
+        placed = {ch for shard in self.shards.values() for ch in shard.channels}
+        for channel, handler in list(self.handlers.items()):
+            if channel not in placed:
+                await self.subscribe(channel, handler)
+
     async def unsubscribe(self, channel: str) -> None:
         self.handlers.pop(channel, None)
         for shard in self.shards.values():

@@ -562,6 +562,7 @@ class RedisBroker(Broker):
         """Redis answers again: renew at once, so owners keep their rooms before anyone sweeps."""
         if self._ticker is not None:
             self._renew()
+        self.spawn(self.sub.catch_up())
 
 
 def _renew(lease_key: str, room_key: str, me: str, lease_ms: int, pipe: Any) -> None:

@@ -216,8 +216,11 @@ async def test_lobby_across_processes(trio: list[HubProcess]) -> None:
     blob = b"".join(v for v in r.hgetall(f"{prefix}:{{{room}}}:room").values())
     blob += b"".join(f[b"e"] for _, f in r.xrange(f"{prefix}:{{{room}}}:log"))
     blob += r.get(f"{prefix}:{{{room}}}:snap") or b""
+    # every key of a room expires by itself: a day while it plays
+    ttls = [r.pttl(f"{prefix}:{{{room}}}:{k}") for k in ("room", "log", "snap")]
     r.close()
     assert token.encode() not in blob
+    assert all(0 < t <= 24 * 3600 * 1000 for t in ttls), ttls
     await second.close()
 
 
@@ -250,6 +253,10 @@ async def test_owner_killed_mid_game(redis_url: str) -> None:
         assert len({e["aid"] for e in acted}) == len(acted), "an action was applied twice"
         assert [e["n"] for e in entries] == list(range(1, len(entries) + 1))
         assert any(e.get("by") == "bot" for e in entries[-20:]), "the bot did not play on the new owner"
+        r = client(redis_url)
+        ttls = [r.pttl(f"{prefix}:{{{t.room}}}:{k}") for k in ("room", "log", "snap")]
+        r.close()
+        assert all(0 < ttl <= 900 * 1000 for ttl in ttls), f"a finished room's keys expire: {ttls}"
         await t.close()
     finally:
         for h in hubs:
@@ -373,6 +380,32 @@ async def test_redis_restart_mid_game(persistent: bool) -> None:
             assert len([e for e in entries if e["k"] == "act"]) == acks(t.everyone + t.retired)
         else:  # the log starts again behind the snapshot the owner wrote back
             assert entries and entries[0]["n"] > 1
+        await t.close()
+    finally:
+        for h in hubs:
+            h.stop()
+        server.stop()
+
+
+async def test_hubs_started_before_redis_serve_once_it_answers() -> None:
+    port = free_port()
+    prefix = new_prefix()
+    hubs = start_hubs(2, f"redis://127.0.0.1:{port}/0", prefix)
+    server = RedisServer("--save", "", "--appendonly", "no", port=port)
+    try:
+        a, b = (h.url for h in hubs)
+        status, health = http(a, "GET", "/healthz")
+        assert status == 200 and health["broker"] == "down" and http(a, "GET", "/readyz")[0] == 503
+        assert http(b, "POST", "/api/rooms", {"game": "symbiose", "seats": 2})[1]["error"] == "unavailable"
+        server.start()
+        for _ in range(100):
+            if all(http(x, "GET", "/readyz")[0] == 200 for x in (a, b)):
+                break
+            await asyncio.sleep(0.1)
+        t = await Table([a, b], "symbiose", 2, seed=4).open()
+        await t.play(400)
+        assert t.finished()
+        await t.check()
         await t.close()
     finally:
         for h in hubs:
