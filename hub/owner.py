@@ -284,7 +284,7 @@ class Owner:
             return
         self.inflight -= 1
         if result not in (1, 2):
-            self.broker.abandon(self.rid, f"another process holds the room ({result!r:.80})")
+            self.broker.own.abandon(self.rid, f"another process holds the room ({result!r:.80})")
             return
         self._done(n, entry, changed, started)
 
@@ -319,7 +319,7 @@ class Owner:
             return
         self.reseeding = False
         if result != 1:
-            self.broker.abandon(self.rid, f"could not be written back ({result!r:.80})")
+            self.broker.own.abandon(self.rid, f"could not be written back ({result!r:.80})")
             return
         self.broker.index(self.room)
         flying, self.flying = sorted(self.flying, key=lambda t: t[0]), []

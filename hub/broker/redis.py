@@ -19,7 +19,6 @@ import contextlib
 import itertools
 import json
 import logging
-import random
 import secrets
 import time
 from dataclasses import dataclass
@@ -31,8 +30,9 @@ import msgpack
 from hub import owner as owning
 from hub import replay
 from hub.broker import Broker, Target, no_room, not_finished, unavailable
+from hub.broker.ownership import Ownership, release_one
 from hub.broker.pubsub import Subscriber
-from hub.broker.store import DOWN, RELEASE, RENEW, Item, Store, Writer, valid_rid
+from hub.broker.store import DOWN, Item, Store, Writer, valid_rid
 from hub.codec import Encoded
 from hub.logs import log
 from hub.metrics import Metrics
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("hub.broker")
 
 LISTING_MAX = 500          # chosen here: the lobby lists the newest public rooms, not every one ever made
-REPLICA_IDLE_S = 30.0      # a relay with no connections is kept this long for resumes, then dropped
 JOIN_TIMEOUT_S = 10.0
 
 
@@ -72,7 +71,8 @@ class RedisBroker(Broker):
         self.store = Store(settings.redis, settings.redis_prefix, metrics)
         self.keys = self.store.keys
         self.writer = Writer(self.store)
-        self.sub = Subscriber(self.store, self._reconnected)
+        self.own = Ownership(self)
+        self.sub = Subscriber(self.store, self.own.reconnected)
         self.owned: dict[str, owning.Owner] = {}
         self.replicas: dict[str, Replica] = {}
         self.joins: dict[str, JoinWait] = {}
@@ -83,8 +83,8 @@ class RedisBroker(Broker):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._ticker: asyncio.Task[None] | None = None
         self._stopping = False
-        self.rooms.on_drop = self._dropped
-        self.store.on_up.append(self._came_back)
+        self.rooms.on_drop = self.own.dropped
+        self.store.on_up.append(self.own.came_back)
         metrics.broker_up.set(0)
 
     # ---- life ----------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ class RedisBroker(Broker):
         except DOWN as e:
             log(logger, logging.WARNING, "redis is not answering yet; retrying", error=repr(e)[:200])
         await self.sub.subscribe(self.keys.rx(self.inst), self._on_rx)
-        self._ticker = asyncio.create_task(self._tick())
+        self._ticker = asyncio.create_task(self.own.tick())
 
     async def stop(self) -> None:
         """Hand every room back: leases released at once, so another process takes them right away."""
@@ -113,7 +113,7 @@ class RedisBroker(Broker):
             owner.gone = True
             self.rooms.rooms.pop(rid, None)
             owner.room.close()
-            self.writer.push(Item(partial(_release, keys.lease(rid), me), must=False))
+            self.writer.push(Item(partial(release_one, keys.lease(rid), me), must=False))
         if self.owned:
             orphans = dict.fromkeys(self.owned, 0)
             self.writer.push(Item(lambda p: p.zadd(keys.live, orphans), must=False))
@@ -158,7 +158,7 @@ class RedisBroker(Broker):
         except TimeoutError:
             ok = False
         if not ok:
-            self.abandon(rid, "could not be written to Redis")
+            self.own.abandon(rid, "could not be written to Redis")
             raise unavailable()
         return {"room": rid, "game": room.game.id, "seats": len(room.seats)}
 
@@ -287,7 +287,7 @@ class RedisBroker(Broker):
         for data in early:
             rep.on_out(data)
         if rid not in self.owned:
-            self.spawn(self._claim_if_free(rid))
+            self.spawn(self.own.claim_if_free(rid))
         return rep
 
     def forget(self, rep: Replica) -> None:
@@ -366,215 +366,3 @@ class RedisBroker(Broker):
             wait.fut.set_result(int(msg["s"]))
         else:
             wait.fut.set_exception(RoomError(str(msg["code"]), str(msg["message"]), int(msg["status"])))
-
-    # ---- ownership -----------------------------------------------------------------------------
-
-    async def _claim_if_free(self, rid: str) -> None:
-        try:
-            if await self.store.holder(rid) is None:
-                await self.claim(rid)
-        except DOWN:
-            pass
-
-    async def claim(self, rid: str) -> None:
-        """Take a room nobody holds and rebuild it here from its snapshot and log."""
-        if rid in self.owned or rid in self._claiming or self._stopping:
-            return
-        self._claiming.add(rid)
-        try:
-            got = await self.store.claim(self.inst, rid, self.settings.lease_ms)
-            if got == -1:
-                keys = self.keys
-                self.writer.push(Item(lambda p: p.zrem(keys.live, rid), must=False))
-                return
-            if got != 1:
-                return
-            try:
-                rec, _, snap = await self.store.read_room(rid)
-                if rec is None or snap is None:
-                    raise owning.Corrupt(f"room {rid} has no record or snapshot")
-                first = int(msgpack.unpackb(snap, raw=False, strict_map_key=False)["n"]) + 1
-                entries = await self.store.read_log(rid, first)
-                owner = owning.restore(self, rid, rec, snap, entries)
-            except DOWN:
-                raise
-            except Exception:
-                logger.exception("could not rebuild a room")
-                with contextlib.suppress(*DOWN):
-                    await self.store.release(self.inst, rid)
-                return
-            self.owned[rid] = owner
-            self.rooms.rooms[rid] = owner.room
-            await self.sub.subscribe(self.keys.inbox(rid), partial(self._on_in, rid))
-            self.metrics.takeovers.inc()
-            owning.activate(owner)
-            owner.announce()
-            for wait in self.joins.values():  # joins waiting here for this room need not wait for a retry
-                if wait.rid == rid:
-                    owner.handle(wait.msg)
-        except DOWN:
-            pass
-        finally:
-            self._claiming.discard(rid)
-
-    def abandon(self, rid: str, why: str) -> None:
-        """Stop owning a room (fenced, or gone from Redis); what was not in the log was never acked."""
-        owner = self.owned.pop(rid, None)
-        if owner is None:
-            return
-        owner.gone = True
-        room = self.rooms.rooms.pop(rid, None)
-        if room is not None:
-            room.close()
-        self.metrics.leases_lost.inc()
-        log(logger, logging.WARNING, "room no longer owned here", room=rid, why=why)
-        self.spawn(self.sub.unsubscribe(self.keys.inbox(rid)))
-        rep = self.replicas.get(rid)
-        if rep is not None:
-            rep.heal()
-
-    def _dropped(self, room: Room) -> None:
-        """A room this process owns is over (finished long enough, or never filled): gone everywhere."""
-        rid = room.rid
-        owner = self.owned.pop(rid, None)
-        if owner is None or self._stopping:
-            return
-        owner.gone = True
-        k = self.keys
-        self.publish_out(rid, {"x": "gone"})
-        self.writer.push(Item(lambda p: p.delete(k.room(rid), k.log(rid), k.snap(rid), k.lease(rid)), must=False))
-        self.writer.push(Item(lambda p: p.zrem(k.index, rid), must=False))
-        self.writer.push(Item(lambda p: p.zrem(k.live, rid), must=False))
-        self.spawn(self.sub.unsubscribe(k.inbox(rid)))
-
-    # ---- the clock -----------------------------------------------------------------------------
-
-    async def _tick(self) -> None:
-        lease_s = self.settings.lease_ms / 1000
-        next_renew = next_sweep = next_presence = 0.0
-        while True:
-            await asyncio.sleep(min(0.25, lease_s / 6))
-            try:
-                now = time.monotonic()
-                if now >= next_renew:
-                    self._renew()
-                    next_renew = now + lease_s / 3
-                if now >= next_sweep and self.store.up:
-                    next_sweep = now + lease_s / 3 * random.uniform(0.8, 1.2)
-                    if asyncio.get_running_loop().time() - self.store.up_since > lease_s:
-                        self.spawn(self._sweep())
-                self._retry(now)
-                self._beat(now)
-                if now >= next_presence:
-                    next_presence = now + 5.0
-                    for rep in self.replicas.values():
-                        rep.hold_all()
-                    self.spawn(self._check_holders())
-                    self._collect(now)
-                self.metrics.pending.set(sum(len(r.pending) for r in self.replicas.values()))
-            except Exception:  # noqa: BLE001 - the clock must outlive any one bad room
-                logger.exception("redis tick failed")
-
-    def _renew(self) -> None:
-        lease, me, keys = self.settings.lease_ms, self.inst, self.keys
-        until = time.time() * 1000 + lease
-        for rid in list(self.owned):
-            self.writer.push(Item(partial(_renew, keys.lease(rid), keys.room(rid), me, lease),
-                                  partial(self._renewed, rid), must=False))
-        if self.owned:
-            members = {rid: until for rid in self.owned}
-            self.writer.push(Item(lambda p: p.zadd(keys.live, members), must=False))
-        self.writer.push(Item(lambda p: p.set(keys.node(me), b"1", px=2 * lease), must=False))
-
-    def _renewed(self, rid: str, result: Any) -> None:
-        owner = self.owned.get(rid)
-        if result == 0:
-            self.abandon(rid, "the lease went to another process")
-        elif result == -1 and owner is not None:
-            owner.reseed()
-
-    async def _sweep(self) -> None:
-        """Take over rooms whose owner stopped renewing (a dead process, or all of them restarted)."""
-        try:
-            now = time.time() * 1000
-            raw = await self.store.run(lambda c: c.zrangebyscore(self.keys.live, "-inf", now, start=0, num=32))
-        except DOWN:
-            return
-        rids = [r.decode() for r in raw if r.decode() not in self.owned]
-        random.shuffle(rids)
-        for rid in rids:
-            await self.claim(rid)
-
-    def _retry(self, now: float) -> None:
-        for rid, rep in list(self.replicas.items()):
-            if rep.pending and rep.resend() and rid not in self.owned:
-                self.spawn(self._claim_if_free(rid))
-        for wait in list(self.joins.values()):
-            if now - wait.sent > 1.0 and not wait.fut.done():
-                wait.sent = now
-                self.send_command(wait.rid, wait.msg)
-                if wait.rid not in self.owned:
-                    self.spawn(self._claim_if_free(wait.rid))
-
-    def _beat(self, now: float) -> None:
-        """After a burst, say where each log ends: a replica that lost the burst's last publish heals."""
-        for rid, owner in self.owned.items():
-            if owner.committed != owner.beat_n and now - owner.last_commit > 0.2:
-                owner.beat_n = owner.committed
-                self.publish_out(rid, {"x": "hb", "n": owner.committed})
-
-    async def _check_holders(self) -> None:
-        """Seats held by connections on a process that died are free: their players get the grace."""
-        held = {(rid, s.index, s.holder) for rid, o in self.owned.items() for s in o.room.seats
-                if s.holder is not None and not s.holder.startswith(self.inst + "/")}
-        insts = sorted({h.split("/")[0] for _, _, h in held})
-        if not insts:
-            return
-        try:
-            alive = await self.store.run(lambda c: _exists_each(c, [self.keys.node(i) for i in insts]))
-        except DOWN:
-            return
-        dead = {i for i, ok in zip(insts, alive, strict=True) if not ok}
-        for rid, seat, holder in held:
-            owner = self.owned.get(rid)
-            if owner is not None and holder.split("/")[0] in dead:
-                owner.room.release(seat, holder)
-
-    def _collect(self, now: float) -> None:
-        for rep in list(self.replicas.values()):
-            if rep.idle() and now - rep.idle_since > REPLICA_IDLE_S:
-                rep.close(1001, "idle")
-
-    def _reconnected(self) -> None:
-        """Pub/sub came back: what was published meanwhile is lost, so look for gaps and resend."""
-        for owner in self.owned.values():
-            owner.announce()
-        for rep in list(self.replicas.values()):
-            self.spawn(self._verify(rep))
-
-    async def _verify(self, rep: Replica) -> None:
-        with contextlib.suppress(*DOWN):
-            if await self.store.log_head(rep.rid) > rep.n:
-                rep.heal()
-        rep.resend(all_of_them=True)
-
-    def _came_back(self) -> None:
-        """Redis answers again: renew at once, so owners keep their rooms before anyone sweeps."""
-        if self._ticker is not None:
-            self._renew()
-        self.spawn(self.sub.catch_up())
-
-
-def _renew(lease_key: str, room_key: str, me: str, lease_ms: int, pipe: Any) -> None:
-    pipe.eval(RENEW, 2, lease_key, room_key, me, lease_ms)
-
-
-def _release(lease_key: str, me: str, pipe: Any) -> None:
-    pipe.eval(RELEASE, 1, lease_key, me)
-
-
-async def _exists_each(c: Any, keys: list[str]) -> list[bool]:
-    pipe = c.pipeline(transaction=False)
-    for k in keys:
-        pipe.exists(k)
-    return [bool(x) for x in await pipe.execute()]
