@@ -321,7 +321,7 @@ class Room:
         verify = self.settings.verify_deltas
         journal = self.journal
         changed: list[tuple[str, Encoded]] = []
-        for aud in self.audiences.values():
+        for aud in self._in_send_order(cause):
             delta = aud.update(self.compose(aud.seat), verify)
             if delta is not None:
                 self.metrics.deltas.inc()
@@ -338,6 +338,17 @@ class Room:
                 self.contests.check()
         if journal is not None and self.contests is not None:  # edges offer contests to their sockets
             journal.contest(self.contests.open if self.status == PLAYING else None)
+
+    def _in_send_order(self, cause: dict[str, Any] | None) -> list[Audience]:
+        """The acting seat's audience last: every other connection's writer wakes, and so writes its
+        delta, before the actor's, which carries the ack; when a player sees its ack, the others
+        have been sent what the move changed."""
+        auds = list(self.audiences.values())
+        actor = cause.get("s") if cause is not None and cause.get("k") == "act" else None
+        if isinstance(actor, int):
+            key = audience_key(actor)
+            auds.sort(key=lambda a: a.key == key)
+        return auds
 
     def send_event(self, frame: dict[str, Any]) -> None:
         enc = Encoded(frame)
