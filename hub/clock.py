@@ -69,6 +69,32 @@ class Clock:
         times = [d for d in (self.deadline_of(s) for s in self.running) if d is not None]
         return min(times) if times else None
 
+    # ---- fail-over (hub.owner journals the room's timer as a deadline and a decision key) ----------
+
+    @property
+    def key(self) -> tuple[Any, frozenset[int]] | None:
+        return self._key
+
+    def restore(self, key: tuple[Any, frozenset[int]] | None, deadline_ms: int | None) -> None:
+        """Take up a decision rebuilt from the journal: its seats have what is left until its
+        deadline. Banks are not journaled: after a fail-over they start full again."""
+        self.running.clear()
+        self._key = key
+        if key is None or deadline_ms is None:
+            return
+        now, now_ms = time.monotonic(), int(time.time() * 1000)
+        for seat in sorted(key[1]):
+            bank = self.bank_ms[seat] if self.banked else 0
+            left = max(0.0, (deadline_ms - now_ms - bank) / 1000)
+            self.running[seat] = Running(now, now_ms, left)
+
+    def adopt(self, handle: asyncio.TimerHandle | None) -> None:
+        self._cancel()
+        self._handle = handle
+
+    def fire(self) -> None:
+        self._fire()
+
     # ---- following the game --------------------------------------------------------------------
 
     def update(self, active: frozenset[int], phase: Any, weight: float) -> None:
@@ -129,6 +155,10 @@ class Clock:
         self._handle = None
         room = self.room
         if room.status != "playing":
+            return
+        journal = getattr(room, "journal", None)
+        if journal is not None and journal.busy:  # the room's last change is still being logged
+            self._handle = room.rooms.loop_call_later(0.01, self._fire)
             return
         now = time.monotonic()
         due = [s for s in sorted(self.running) if self._due(s) <= now + SLACK_S]

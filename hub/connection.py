@@ -18,16 +18,16 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from hub.arbitration import RoundTrips
 from hub.codec import CODECS, BadFrame, Codec, Encoded, decode, encode
 from hub.logs import log
-from hub.room import epoch_ms
+from hub.room import RoomError, epoch_ms
 
 if TYPE_CHECKING:
-    from hub.room import Room
-    from hub.rooms import Rooms
+    from hub.broker import Broker, Target
 
 logger = logging.getLogger("hub.connection")
 
 CLOSE_BAD_HELLO, CLOSE_UNKNOWN_TOKEN, CLOSE_NO_ROOM, CLOSE_TOO_SLOW, CLOSE_TAKEN_OVER = 4000, 4001, 4004, 4008, 4009
 CLOSE_TOO_LARGE = 1009
+CLOSE_TRY_LATER = 1013
 INT_MAX = 2**53
 
 
@@ -43,14 +43,14 @@ def pick_codec(offered: list[str]) -> tuple[Codec, str | None]:
 
 
 class Connection:
-    def __init__(self, rooms: Rooms, ws: WebSocket, codec: Codec, ip: str) -> None:
-        self.rooms = rooms
-        self.settings = rooms.settings
-        self.metrics = rooms.metrics
+    def __init__(self, broker: Broker, ws: WebSocket, codec: Codec, ip: str) -> None:
+        self.broker = broker
+        self.settings = broker.settings
+        self.metrics = broker.metrics
         self.ws = ws
         self.codec: Codec = codec
         self.ip = ip
-        self.room: Room | None = None
+        self.room: Target | None = None
         self.seat: int | None = None
         self.queue: deque[bytes | str | tuple[bytes | str, Callable[[float], None]]] = deque()
         self._wake = asyncio.Event()
@@ -134,7 +134,7 @@ class Connection:
 
     async def run(self) -> None:
         self._writer = asyncio.create_task(self._write())
-        self.rooms.conns.add(self)
+        self.broker.conns.add(self)
         self.metrics.connections.labels("pending").inc()
         role = "pending"
         try:
@@ -151,7 +151,7 @@ class Connection:
             self.close(1011, "internal error")
         finally:
             self.metrics.connections.labels(role).dec()
-            self.rooms.conns.discard(self)
+            self.broker.conns.discard(self)
             if self.room is not None:
                 self.room.detach(self)
             if self._closing is None:
@@ -204,13 +204,17 @@ class Connection:
         if (token is not None and not isinstance(token, str)) or (resume is not None and not is_int(resume)):
             self.close(CLOSE_BAD_HELLO, "token must be a string and resume an integer")
             return None
-        room = self.rooms.get(frame["room"])
+        try:
+            room = await self.broker.enter(frame["room"])
+        except RoomError:
+            self.close(CLOSE_TRY_LATER, "the room store does not answer; try again shortly")
+            return None
         if room is None:
             self.close(CLOSE_NO_ROOM, "no such room")
             return None
         seat = None
         if token is not None:
-            seat = room.seat_of(token)
+            seat = await room.authenticate(token)
             if seat is None:
                 self.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
                 return None
@@ -310,9 +314,10 @@ class Connection:
 
 
 async def endpoint(ws: WebSocket) -> None:
-    rooms: Rooms = ws.app.state.rooms
+    broker: Broker = ws.app.state.broker
     codec, chosen = pick_codec(list(ws.scope.get("subprotocols") or []))
     ip = (ws.client.host if ws.client else "") or ""
+    rooms = broker.rooms
     if not rooms.admit(ip):
         # accepted, then closed, so that the client sees a close code rather than a refused handshake
         await ws.accept(subprotocol=chosen)
@@ -321,6 +326,6 @@ async def endpoint(ws: WebSocket) -> None:
         return
     try:
         await ws.accept(subprotocol=chosen)
-        await Connection(rooms, ws, codec, ip).run()
+        await Connection(broker, ws, codec, ip).run()
     finally:
         rooms.release(ip)
