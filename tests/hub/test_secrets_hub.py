@@ -79,12 +79,12 @@ def randoms(obj: Any, seen: set[int] | None = None) -> list[random.Random]:
 
 
 @contextlib.asynccontextmanager
-async def in_process_hub(recorder: Recorder,
-                         monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[str, Any, io.StringIO]]:
+async def in_process_hub(recorder: Recorder, monkeypatch: pytest.MonkeyPatch,
+                         **overrides: Any) -> AsyncIterator[tuple[str, Any, io.StringIO]]:
     original = Room.refresh
 
-    def refresh(self: Room) -> None:
-        original(self)
+    def refresh(self: Room, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
         recorder.record(self)
 
     monkeypatch.setattr(Room, "refresh", refresh)
@@ -92,7 +92,7 @@ async def in_process_hub(recorder: Recorder,
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     settings = Settings(port=port, bot_delay_ms=0, verify_deltas=True, log_level="debug",
-                        rooms_per_ip_per_min=10000, grace_s=GRACE_S)
+                        rooms_per_ip_per_min=10000, grace_s=GRACE_S, **overrides)
     app = create_app(settings)
     out = io.StringIO()
     handler = logging.StreamHandler(out)
@@ -188,7 +188,7 @@ def scan_raw(c: Client, forbidden: list[bytes], what: str) -> None:
 
 async def play(base: str, app: Any, game: str, seats: int, seed: int, recorder: Recorder) -> dict[str, Any]:
     rng = random.Random(seed)
-    rooms = app.state.rooms
+    rooms = app.state.broker.rooms
     options: dict[str, Any] = {"bot_delay_ms": 0}
     if declares_contests(GAMES[game]):
         options["grab_window_ms"] = 300  # the shortest window, so that a game fits the test
@@ -287,7 +287,7 @@ async def test_tokens_are_compared_in_constant_time_against_every_seat(monkeypat
     async with in_process_hub(recorder, monkeypatch) as (base, app, _):
         rid = await off_loop(new_room, base, "symbiose", 4)
         seat_tokens = [(await off_loop(join, base, rid, f"p{s}", s))[1] for s in range(4)]
-        room = app.state.rooms.rooms[rid]
+        room = app.state.broker.rooms.rooms[rid]
         monkeypatch.setattr(tokens.hmac, "compare_digest", counting)
         for t in [seat_tokens[0], seat_tokens[3], "nope"]:
             calls.clear()
@@ -308,9 +308,11 @@ async def test_private_room_ids_are_long_and_unlisted(hub: Any) -> None:
 
 
 async def test_dropped_rooms_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No reference outlives a room: once dropped, every room of a few bot games is garbage."""
+    """No reference outlives a room: once the hub drops the finished rooms of a few bot games (after
+    --finished-ttl-s), every one of them is garbage."""
     recorder = Recorder()
-    async with in_process_hub(recorder, monkeypatch) as (base, app, _):
+    async with in_process_hub(recorder, monkeypatch, finished_ttl_s=1) as (base, app, _):
+        rooms = app.state.broker.rooms
         refs = []
         for game in sorted(GAMES):
             seats = GAMES[game].min_players
@@ -318,14 +320,18 @@ async def test_dropped_rooms_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
             if declares_contests(GAMES[game]):
                 options["grab_window_ms"] = 300
             rid = await off_loop(new_room, base, game, seats, options, list(range(seats)))
+            refs.append(weakref.ref(rooms.rooms[rid]))
             spec = await Client(base, rid).open()
             for _ in range(600):
                 if spec.view["result"] is not None:
                     break
                 await asyncio.sleep(0.05)
             await spec.close()
-            refs.append(weakref.ref(app.state.rooms.rooms[rid]))
-            app.state.rooms.drop(rid)
+        for _ in range(100):  # the hub drops them by itself, a second after each finished
+            if not rooms.rooms:
+                break
+            await asyncio.sleep(0.1)
+        assert not rooms.rooms, "finished rooms were not dropped"
         await asyncio.sleep(max(GRACE_S, 1.0) + 0.3)  # timers that name a room, and a tick, run first
         gc.collect()
         alive = [r() for r in refs if r() is not None]
