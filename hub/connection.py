@@ -177,8 +177,9 @@ class Connection:
             return b""
         self.last_in = time.monotonic()
         self.metrics.frames_in.inc()
-        self.metrics.bytes_in.inc(len(data))
-        if len(data) > self.settings.max_frame_bytes:
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
+        self.metrics.bytes_in.inc(size)
+        if size > self.settings.max_frame_bytes:
             self.close(CLOSE_TOO_LARGE, "frame too large")
             return None
         return data
@@ -316,9 +317,15 @@ async def endpoint(ws: WebSocket) -> None:
     broker: Broker = ws.app.state.broker
     codec, chosen = pick_codec(list(ws.scope.get("subprotocols") or []))
     ip = (ws.client.host if ws.client else "") or ""
-    limit = broker.settings.conns_per_ip
-    if limit > 0 and sum(1 for c in broker.conns if c.ip == ip) >= limit:
+    rooms = broker.rooms
+    if not rooms.admit(ip):
+        # accepted, then closed, so that the client sees a close code rather than a refused handshake
+        await ws.accept(subprotocol=chosen)
+        rooms.metrics.closes.labels(str(CLOSE_TOO_SLOW)).inc()
         await ws.close(CLOSE_TOO_SLOW, "too many connections from this address")
         return
-    await ws.accept(subprotocol=chosen)
-    await Connection(broker, ws, codec, ip).run()
+    try:
+        await ws.accept(subprotocol=chosen)
+        await Connection(broker, ws, codec, ip).run()
+    finally:
+        rooms.release(ip)

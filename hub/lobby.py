@@ -19,23 +19,26 @@ def error(code: str, message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
 
-def clean_name(raw: Any) -> str:
+def clean_name(raw: Any, longest: int = NAME_MAX) -> str:
     """Names are short and printable: no control or formatting characters, no lookalike tricks."""
     if not isinstance(raw, str):
         raise RoomError("bad_name", "name must be a string")
+    if len(raw) > 4 * longest:  # refuse a huge string before normalising it
+        raise RoomError("bad_name", f"name must have 1 to {longest} characters")
     name = unicodedata.normalize("NFC", raw).strip()
-    if not 1 <= len(name) <= NAME_MAX:
-        raise RoomError("bad_name", f"name must have 1 to {NAME_MAX} characters")
+    if not 1 <= len(name) <= longest:
+        raise RoomError("bad_name", f"name must have 1 to {longest} characters")
     if any(unicodedata.category(ch)[0] in ("C", "Z") and ch != " " for ch in name):
         raise RoomError("bad_name", "name may not contain control, formatting or separator characters")
     return name
 
 
 async def body(request: Request) -> Any:
+    limit = getattr(getattr(request.app.state, "settings", None), "max_body_bytes", MAX_BODY)
     raw = b""
     async for chunk in request.stream():
         raw += chunk
-        if len(raw) > MAX_BODY:
+        if len(raw) > limit:
             raise RoomError("too_large", "request body too large", 413)
     if not raw:
         return {}
@@ -109,7 +112,7 @@ async def join_room(request: Request) -> Response:
         data = await body(request)
         if not isinstance(data, dict):
             raise RoomError("bad_request", "the body must be a JSON object")
-        name = clean_name(data.get("name"))
+        name = clean_name(data.get("name"), request.app.state.settings.name_max)
         seat = data.get("seat")
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
             raise RoomError("bad_seat", "seat must be an integer")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgpack
 
 from hub.audience import Audience, audience_key
+from hub.clock import Clock
 from hub.codec import Encoded
 from hub.contests import ContestRunner
 from hub.logs import log
@@ -79,6 +80,16 @@ def epoch_ms() -> int:
     return int(time.time() * 1000)
 
 
+def keepable(action: Any) -> Any:
+    """A private copy of an action for the replay log. Actions come from the network as any decoded
+    value: one msgpack cannot hold (an integer past 64 bits from a JSON client) is refused here,
+    before the engine sees it, rather than taking the connection down."""
+    try:
+        return msgpack.unpackb(msgpack.packb(action, use_bin_type=True), raw=False, strict_map_key=False)
+    except (ValueError, TypeError, OverflowError):
+        raise IllegalAction("bad_message", "the action holds a value out of range") from None
+
+
 def frozen(view: dict[str, Any]) -> dict[str, Any]:
     """A private copy of an engine's view, so later changes of the state cannot alter a stored view."""
     return msgpack.unpackb(msgpack.packb(view, use_bin_type=True), raw=False)  # type: ignore[no-any-return]
@@ -114,9 +125,9 @@ class Room:
         self.audiences: dict[str, Audience] = {}
         for seat in [None, *range(seats)]:
             self.audiences[audience_key(seat)] = Audience(seat, self.settings.delta_history)
-        self.deadline: int | None = None
-        self._deadline_handle: asyncio.TimerHandle | None = None
-        self._deadline_phase: tuple[Any, frozenset[int]] | None = None
+        self.deadline: int | None = None  # the spectators' deadline; each seat's own is in its view
+        self.clock = Clock(self, float(hub_options.get("decision_seconds") or 0),
+                           float(hub_options.get("bank_seconds") or 0))
         self._bot_handles: dict[int, asyncio.TimerHandle] = {}
         self._rng = random.Random(seed ^ 0x5EED)
         self.actions = 0
@@ -260,7 +271,7 @@ class Room:
         if code is None:
             started = time.perf_counter()
             try:
-                kept = frozen(action)
+                kept = keepable(action)
                 self.game.apply(self.state, seat, action)
             except IllegalAction as e:
                 code, message = e.code, e.message
@@ -303,7 +314,9 @@ class Room:
                     s = self.seats[p["seat"]]
                     p["name"] = s.name
                     p["bot"] = s.bot
-        view["deadline"] = self.deadline
+                    if self.clock.banked:
+                        p["bank_ms"] = self.clock.bank_ms[p["seat"]]
+        view["deadline"] = self.clock.deadline_for(seat)
         if self.status == WAITING:
             view["phase"] = "waiting"
             view["active"] = []
@@ -376,44 +389,40 @@ class Room:
     # ---- timers --------------------------------------------------------------------------------
 
     def _update_deadline(self) -> None:
-        seconds = float(self.hub_options.get("decision_seconds") or 0)
-        active = frozenset(self.game.active(self.state)) if self.status == PLAYING else frozenset()
-        if seconds <= 0 or not active:
-            self._deadline_phase = None
-            self.deadline = None
-            self._cancel_deadline()
+        """Decision times and banks live in hub.clock; the room tells it what the game waits for."""
+        if not self.clock.enabled:
             return
-        key_phase = self.game.view(self.state, None).get("phase")
-        prev = self._deadline_phase
-        if prev is not None and prev[0] == key_phase and active <= prev[1]:
-            return  # the same decision goes on: keep its deadline
-        weight = getattr(self.game, "decision_weight", None)
-        seconds *= float(weight(self.state)) if callable(weight) else 1.0
-        self._deadline_phase = (key_phase, active)
-        self._cancel_deadline()
-        self.deadline = epoch_ms() + int(seconds * 1000)
-        self._deadline_handle = self.rooms.loop_call_later(seconds, self._deadline_passed)
+        active = frozenset(self.game.active(self.state)) if self.status == PLAYING else frozenset()
+        if active:
+            weight = getattr(self.game, "decision_weight", None)
+            self.clock.update(active, self.game.view(self.state, None).get("phase"),
+                              float(weight(self.state)) if callable(weight) else 1.0)
+        else:
+            self.clock.stop()
+        self.deadline = self.clock.deadline_for(None)
 
     def _cancel_deadline(self) -> None:
-        if self._deadline_handle is not None:
-            self._deadline_handle.cancel()
-            self._deadline_handle = None
+        self.clock.stop()
+
+    # hub.owner journals and rebuilds the timer under these names
+    @property
+    def _deadline_phase(self) -> tuple[Any, frozenset[int]] | None:
+        return self.clock.key
+
+    @_deadline_phase.setter
+    def _deadline_phase(self, key: tuple[Any, frozenset[int]] | None) -> None:
+        self.clock.restore(key, self.deadline)
+
+    @property
+    def _deadline_handle(self) -> asyncio.TimerHandle | None:
+        return self.clock._handle  # noqa: SLF001
+
+    @_deadline_handle.setter
+    def _deadline_handle(self, handle: asyncio.TimerHandle | None) -> None:
+        self.clock.adopt(handle)
 
     def _deadline_passed(self) -> None:
-        self._deadline_handle = None
-        if self.status != PLAYING:
-            return
-        if self.journal is not None and self.journal.busy:  # the last change is still being logged
-            self._deadline_handle = self.rooms.loop_call_later(0.01, self._deadline_passed)
-            return
-        self._deadline_phase = None
-        for seat in list(self.game.active(self.state)):
-            if self.game.legal(self.state, seat):
-                action = self.game.timeout_action(self.state, seat)
-                log(logger, logging.INFO, "decision timed out", room=self.rid, seat=seat)
-                self.submit(seat, action, by="timeout")
-        if self.status == PLAYING and self._deadline_handle is None:
-            self._update_deadline()
+        self.clock.fire()
 
     # ---- bots ----------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,9 @@ def hub_options(settings: Settings, game: Game) -> dict[str, Option]:
                          "doc": "pause before a bot moves, in ms (human pace by default)"},
         "decision_seconds": {"default": 0, "min": 0, "max": 3600,
                              "doc": "time per decision; 0 = untimed. On timeout the game's default move is played"},
+        "bank_seconds": {"default": 0, "min": 0, "max": 36000,
+                         "doc": "each seat's chess-clock bank, drawn on once a decision's own time is used up; "
+                                "at zero the game's default move is played"},
         "private": {"default": False, "choices": [False, True], "doc": "not listed in the lobby"},
     }
     if declares_contests(game):
@@ -58,6 +61,7 @@ class Rooms:
         self.metrics = metrics
         self.rooms: dict[str, Room] = {}
         self.conns: set[Connection] = set()
+        self.conns_by_ip: Counter[str] = Counter()  # open connections per address, counted in O(1)
         self._created_by_ip: dict[str, deque[float]] = defaultdict(deque)
         self._ticker: asyncio.Task[None] | None = None
         self.on_drop: Callable[[Room], None] | None = None
@@ -121,6 +125,19 @@ class Rooms:
             raise RoomError("rate_limited", "too many rooms created from this address; wait a minute", 429)
         q.append(now)
 
+    def admit(self, ip: str) -> bool:
+        """Count a new connection from `ip`, or refuse it when the address holds its share already."""
+        limit = self.settings.conns_per_ip
+        if limit > 0 and self.conns_by_ip[ip] >= limit:
+            return False
+        self.conns_by_ip[ip] += 1
+        return True
+
+    def release(self, ip: str) -> None:
+        self.conns_by_ip[ip] -= 1
+        if self.conns_by_ip[ip] <= 0:
+            del self.conns_by_ip[ip]
+
     def get(self, rid: Any) -> Room | None:
         return self.rooms.get(rid) if isinstance(rid, str) else None
 
@@ -154,16 +171,20 @@ class Rooms:
         while True:
             await asyncio.sleep(1.0)
             try:
-                now = time.monotonic()
-                for conn in list(self.conns):
-                    conn.tick(now)
-                for rid, room in list(self.rooms.items()):
-                    if room.status == WAITING and now - room.created > self.settings.waiting_ttl_s:
-                        self.drop(rid)
-                counts = {WAITING: 0, PLAYING: 0, FINISHED: 0}
-                for room in self.rooms.values():
-                    counts[room.status] += 1
-                for status, n in counts.items():
-                    self.metrics.rooms.labels(status).set(n)
+                self._tick_once(time.monotonic())
             except Exception:  # noqa: BLE001 - the ticker must outlive any one bad room
                 logger.exception("tick failed")
+
+    def _tick_once(self, now: float) -> None:
+        """A function of its own, so that its loop variables (the last room, the last connection)
+        do not stay alive in the ticker's frame after they are dropped."""
+        for conn in list(self.conns):
+            conn.tick(now)
+        for rid, room in list(self.rooms.items()):
+            if room.status == WAITING and now - room.created > self.settings.waiting_ttl_s:
+                self.drop(rid)
+        counts = {WAITING: 0, PLAYING: 0, FINISHED: 0}
+        for room in self.rooms.values():
+            counts[room.status] += 1
+        for status, n in counts.items():
+            self.metrics.rooms.labels(status).set(n)
