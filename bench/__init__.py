@@ -1,1 +1,1 @@
-"""Benchmarks that print figures (`python -m bench` runs them all); never timed assertions in tests."""
+"""Benchmarks and simulations that print figures; nothing here asserts on timing."""

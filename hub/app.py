@@ -49,6 +49,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/api/rooms", lobby.create_room, methods=["POST"]),
         Route("/api/rooms/{rid}", lobby.room_info, methods=["GET"]),
         Route("/api/rooms/{rid}/join", lobby.join_room, methods=["POST"]),
+        Route("/api/rooms/{rid}/replay", lobby.room_replay, methods=["GET"]),
         WebSocketRoute("/ws", endpoint),
     ]
     if (WEB / "node_modules").is_dir():

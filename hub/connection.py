@@ -10,6 +10,7 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -50,7 +51,7 @@ class Connection:
         self.ip = ip
         self.room: Room | None = None
         self.seat: int | None = None
-        self.queue: deque[bytes | str | tuple[int, str]] = deque()
+        self.queue: deque[bytes | str | tuple[bytes | str, Callable[[float], None]]] = deque()
         self._wake = asyncio.Event()
         self._closing: tuple[int, str] | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -71,18 +72,22 @@ class Connection:
     def send_frame(self, frame: dict[str, Any]) -> None:
         self._push(encode(frame, self.codec))
 
+    def send_timed(self, frame: dict[str, Any], written: Callable[[float], None]) -> None:
+        """Queue a frame and learn, on this process's monotonic clock in ms, when it was written."""
+        self._push(encode(frame, self.codec), written)
+
     def error(self, act_id: Any, code: str, message: str) -> None:
         self.metrics.errors.labels(code).inc()
         self.send_frame({"t": "error", "id": act_id if is_int(act_id) else None, "code": code, "message": message})
 
-    def _push(self, data: bytes | str) -> None:
+    def _push(self, data: bytes | str, written: Callable[[float], None] | None = None) -> None:
         if self._closing is not None:
             return
         if len(self.queue) >= self.settings.send_queue:
             self.close(CLOSE_TOO_SLOW, "too slow: the send queue is full", now=True)
             self._abort()
             return
-        self.queue.append(data)
+        self.queue.append(data if written is None else (data, written))
         self._wake.set()
 
     def close(self, code: int, reason: str, now: bool = False) -> None:
@@ -108,11 +113,14 @@ class Connection:
         ws = self.ws
         while True:
             while self.queue:
-                data = self.queue.popleft()
+                item = self.queue.popleft()
+                data, written = item if isinstance(item, tuple) else (item, None)
                 if isinstance(data, bytes):
                     await ws.send_bytes(data)
                 else:
-                    await ws.send_text(data)  # type: ignore[arg-type]
+                    await ws.send_text(data)
+                if written is not None:
+                    written(time.monotonic() * 1000)
                 self.metrics.frames_out.inc()
                 self.metrics.bytes_out.inc(len(data))
             if self._closing is not None:

@@ -8,7 +8,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from hub.room import RoomError
+from hub import replay
+from hub.room import FINISHED, RoomError
 from hub.rooms import Rooms
 
 MAX_BODY = 16 * 1024
@@ -76,6 +77,15 @@ async def room_info(request: Request) -> Response:
     if room is None:
         return error("no_room", "no such room", 404)
     return JSONResponse(room.info())
+
+
+async def room_replay(request: Request) -> Response:
+    room = rooms_of(request).get(request.path_params["rid"])
+    if room is None:
+        return error("no_room", "no such room", 404)
+    if room.status != FINISHED:
+        return error("not_finished", "a replay is served once the game has finished", 409)
+    return JSONResponse(replay.build(room))
 
 
 async def join_room(request: Request) -> Response:

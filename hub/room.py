@@ -82,6 +82,7 @@ class Room:
         self._bot_handles: dict[int, asyncio.TimerHandle] = {}
         self._rng = random.Random(seed ^ 0x5EED)
         self.actions = 0
+        self.log: list[tuple[int | None, dict[str, Any]]] = []  # every applied action, for replays
         self.contests: Any = None  # hub.contests.ContestRunner, when the game declares contests
         for b in bots:
             self.seats[b].name = f"Bot {b + 1}"
@@ -189,6 +190,7 @@ class Room:
         if code is None:
             started = time.perf_counter()
             try:
+                kept = frozen(action)
                 self.game.apply(self.state, seat, action)
             except IllegalAction as e:
                 code, message = e.code, e.message
@@ -197,6 +199,7 @@ class Room:
                     if seq < aud.seq and aud.was_legal(seq, action):
                         code, message = "stale", "the game moved on before this action arrived"
             else:
+                self.log.append((seat, kept))
                 self.actions += 1
                 self.metrics.actions.labels(self.game.id, by).inc()
                 self.refresh()

@@ -17,4 +17,7 @@ def get(game_id: str) -> Game | None:
 
 # Each game module calls register() on import; the imports follow as games land.
 
+import rules.frenetic_village  # noqa: E402,F401
+import rules.frenzy_falls  # noqa: E402,F401
 import rules.symbiose  # noqa: E402,F401
+import rules.waterfall_park  # noqa: E402,F401

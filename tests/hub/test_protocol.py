@@ -324,3 +324,30 @@ async def test_health_and_metrics(hub: Any) -> None:
     for name in ("hub_rooms", "hub_connections", "hub_frames_in_total", "hub_frames_out_total",
                  "hub_bytes_in_total", "hub_bytes_out_total", "hub_actions_total", "hub_errors_total"):
         assert f"# TYPE {name.removesuffix('_total')}" in text, name
+
+
+async def test_replay_of_a_finished_game(hub: Any) -> None:
+    import jsonpatch
+
+    room = new_room(hub.url, "symbiose", 3, {"bot_delay_ms": 0}, bots=[0, 1, 2])
+    spec = await Client(hub.url, room).open()
+    for _ in range(200):
+        if spec.view["result"] is not None:
+            break
+        await asyncio.sleep(0.05)
+    await settle([spec])
+    status, replay = http(hub.url, "GET", f"/api/rooms/{room}/replay")
+    assert status == 200
+    view = replay["view"]
+    assert view["result"] is None and view["legal"] == []
+    for step in replay["steps"]:
+        view = jsonpatch.apply_patch(view, step["ops"])
+        assert view["legal"] == []
+    assert view == replay["final"]
+    # the replay ends where the spectators' game ended
+    assert {k: v for k, v in view.items() if k != "deadline"} == {k: v for k, v in spec.view.items()
+                                                                     if k != "deadline"}
+    assert http(hub.url, "GET", "/api/rooms/nope/replay")[0] == 404
+    playing = new_room(hub.url, "symbiose", 2)
+    assert http(hub.url, "GET", f"/api/rooms/{playing}/replay")[0] == 409
+    await spec.close()

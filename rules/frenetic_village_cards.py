@@ -1,0 +1,187 @@
+"""Frenetic Village's deck and its three winning combinations, shared by the engine and its bot.
+
+The rulebook names the card types but gives no counts, races or values; every number below is
+chosen here and explained in docs/frenetic_village.md. A card is an int 0..61 inside the engine;
+views only ever show its face (see `face`), so two copies of the same action card look alike and
+no card can be followed through a hand, the draw pile or a shuffle.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+# chosen here: five races, so that the "invincible ladder" (five races in a row) exists at all.
+RACES: tuple[str, ...] = ("humans", "elves", "dwarves", "orcs", "goblins")
+# chosen here: army values 1..10, one card of each race and value (50 army cards).
+VALUES: tuple[int, ...] = tuple(range(1, 11))
+# chosen here: ten action cards, the harsher ones rarer; with 50 army cards and the rulebook's two
+# wildcards this makes the rulebook's 62.
+ACTION_COUNTS: dict[str, int] = {
+    "skulls": 2,
+    "palla_paca_card": 2,
+    "palla_paca_hand": 2,
+    "two_cards": 2,
+    "three_cards": 1,
+    "one_card": 1,
+}
+WILDCARDS = 2  # the rulebook: "A player may hold both wildcards in hand."
+ACTIONS: tuple[str, ...] = tuple(ACTION_COUNTS)
+
+NAMES: dict[str, str] = {
+    "skulls": "Skulls",
+    "palla_paca_card": '"Pallá pacá" card',
+    "palla_paca_hand": '"Pallá pacá" hand',
+    "two_cards": "Two cards to the deck",
+    "three_cards": "Three cards to the deck",
+    "one_card": "One card",
+    "wild": "Wildcard",
+}
+COMBINATION_NAMES: dict[str, str] = {
+    "race_straight": "5 consecutive cards of the same race",
+    "five_of_a_value": "5 cards of the same value",
+    "invincible_ladder": "invincible ladder",
+}
+
+# chosen here: what a card counts in the "lowest_total" and "battle_points" variants.
+WILD_POINTS = 10  # as much as the highest army card: a wildcard left in hand costs the most
+ACTION_POINTS = 5
+
+
+def _build() -> tuple[tuple[str, int, int], ...]:
+    cards: list[tuple[str, int, int]] = []
+    for race in range(len(RACES)):
+        for value in VALUES:
+            cards.append(("army", race, value))
+    for kind, count in ACTION_COUNTS.items():
+        cards.extend((kind, -1, 0) for _ in range(count))
+    cards.extend(("wild", -1, 0) for _ in range(WILDCARDS))
+    return tuple(cards)
+
+
+#: card id -> (kind, race index or -1, value or 0)
+CARDS: tuple[tuple[str, int, int], ...] = _build()
+DECK_SIZE = len(CARDS)
+assert DECK_SIZE == 62, "the rulebook's deck has 62 cards"
+
+HAND = 5
+RUN = 5  # length of a straight or a ladder
+STARTS: tuple[int, ...] = tuple(range(VALUES[0], VALUES[-1] - RUN + 2))  # first values of a run
+
+
+def kind(card: int) -> str:
+    return CARDS[card][0]
+
+
+def points(card: int) -> int:
+    k, _, value = CARDS[card]
+    if k == "army":
+        return value
+    return WILD_POINTS if k == "wild" else ACTION_POINTS
+
+
+def face(card: int) -> dict[str, Any]:
+    """What a face-up card shows: no id, so identical faces are indistinguishable."""
+    k, race, value = CARDS[card]
+    if k == "army":
+        return {"kind": "army", "race": RACES[race], "value": value,
+                "name": f"{RACES[race].capitalize()} {value}"}
+    return {"kind": k, "name": NAMES[k]}
+
+
+def name(card: int) -> str:
+    return str(face(card)["name"])
+
+
+# --- combinations -------------------------------------------------------------------------------
+
+Army = tuple[int, int]  # (race index, value)
+
+
+def combination_of(army: Sequence[Army], wilds: int) -> str | None:
+    """The combination five cards make (army cards plus wildcards), or None.
+
+    The three combinations exclude each other once three army cards are present, and with only two
+    wildcards there always are, so the answer is unique.
+    """
+    if len(army) + wilds != HAND or wilds > WILDCARDS:
+        return None
+    races = {r for r, _ in army}
+    values = [v for _, v in army]
+    distinct = len(set(values)) == len(values)
+    run = distinct and max(values) - min(values) < RUN
+    if len(races) == 1 and run:
+        return "race_straight"
+    if len(set(values)) == 1:
+        return "five_of_a_value"
+    if run and len(races) == len(army):
+        return "invincible_ladder"
+    return None
+
+
+def split(cards: Iterable[int]) -> tuple[list[Army], int, int]:
+    """Army cards as (race, value), the number of wildcards, the number of action cards."""
+    army: list[Army] = []
+    wilds = actions = 0
+    for c in cards:
+        k, race, value = CARDS[c]
+        if k == "army":
+            army.append((race, value))
+        elif k == "wild":
+            wilds += 1
+        else:
+            actions += 1
+    return army, wilds, actions
+
+
+def combination(cards: Sequence[int]) -> str | None:
+    army, wilds, actions = split(cards)
+    if actions or len(cards) != HAND:
+        return None
+    return combination_of(army, wilds)
+
+
+def winning_slots(hand: Sequence[int]) -> list[int]:
+    """Slots of a hand that can go face down so that the other five cards win."""
+    if len(hand) != HAND + 1:
+        return []
+    return [i for i in range(len(hand)) if combination([c for j, c in enumerate(hand) if j != i])]
+
+
+# --- partial combinations, for the bot ----------------------------------------------------------
+
+def _matching(cards: Sequence[Army]) -> int:
+    """Largest set of cards with pairwise different races and different values (bipartite match)."""
+    match_of_value: dict[int, int] = {}  # value -> race
+
+    def augment(race: int, seen: set[int]) -> bool:
+        for r, v in cards:
+            if r != race or v in seen:
+                continue
+            seen.add(v)
+            if v not in match_of_value or augment(match_of_value[v], seen):
+                match_of_value[v] = race
+                return True
+        return False
+
+    return sum(1 for race in sorted({r for r, _ in cards}) if augment(race, set()))
+
+
+def progress(army: Sequence[Army], wilds: int) -> tuple[int, int]:
+    """How close cards are to a combination: (cards of the best template, flexibility).
+
+    A template is one concrete target: a race's run from a start value, a value, or a ladder window.
+    The first figure counts the cards (wildcards included, at most five) that fit the best template;
+    the second sums squares over every template, so that among equal bests the bot keeps the hand
+    with more ways to finish.
+    """
+    counts: list[int] = []
+    for v in VALUES:
+        counts.append(sum(1 for _, w in army if w == v))
+    for start in STARTS:
+        window = [(r, v) for r, v in army if start <= v < start + RUN]
+        for race in range(len(RACES)):
+            counts.append(sum(1 for r, _ in window if r == race))
+        counts.append(_matching(window))
+    best = min(HAND, max(counts) + min(wilds, WILDCARDS))
+    return best, sum(c * c for c in counts)
+

@@ -1,0 +1,59 @@
+"""Frenzy Falls: play cards face down into Pools, reveal them in order, and win the Score cards
+of the Pools that spill over. See docs/frenzy_falls.md for every rule interpretation."""
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, cast
+
+from rules.engine import Action, BaseGame, Event, IllegalAction, Result, View
+from rules.frenzy_falls import actions, bot, flow, view
+from rules.frenzy_falls.state import State
+from rules.registry import register
+
+
+class FrenzyFalls(BaseGame):
+    id = "frenzy_falls"
+    name = "Frenzy Falls"
+    description = "Play Waterfall cards into Pools; the most influence wins each Pool that spills over."
+    min_players = 2
+    max_players = 6
+    options: Mapping[str, Any] = {}
+
+    def setup(self, seats: int, seed: int, options: Mapping[str, Any]) -> State:
+        self.check_options(seats, options)
+        return flow.setup(seats, seed)
+
+    def active(self, state: State) -> list[int]:
+        return actions.active(state)
+
+    def legal(self, state: State, seat: int) -> list[Action]:
+        return actions.legal(state, seat)
+
+    def apply(self, state: State, seat: int | None, action: Any) -> list[Event]:
+        change = actions.check(state, seat, action)
+        before = state.log_total
+        change()
+        fresh = state.log_total - before
+        # Log lines are public by construction, so they double as the action's events.
+        return [{"kind": "log", "text": t} for t in state.log[max(0, len(state.log) - fresh):]]
+
+    def view(self, state: State, seat: int | None) -> View:
+        return view.view(state, seat, self.id)
+
+    def result(self, state: State) -> Result | None:
+        return cast(Result, state.result) if state.result is not None else None
+
+    def timeout_action(self, state: State, seat: int) -> Action:
+        """A seat out of time plays its first card into Pool 1, keeps its hand at round end,
+        and otherwise takes the first listed choice (the left card, the leftmost own card)."""
+        legal = actions.legal(state, seat)
+        if not legal:
+            raise IllegalAction("not_your_turn", "the game is not waiting for this seat")
+        return legal[0]
+
+    def bot_action(self, view: View, rng: random.Random) -> Action | None:
+        return bot.bot_action(view, rng)
+
+
+GAME = register(FrenzyFalls())

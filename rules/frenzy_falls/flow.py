@@ -1,0 +1,384 @@
+"""How a round of Frenzy Falls runs: playing cards, the reveal machine, spillovers, round end.
+
+The reveal is a loop that runs by itself until a player must choose (a PROXY's replacement, a
+BUMP's side, a PULL's card, the card a spillover moves); it then parks a `Pending` and returns,
+and the chosen action resumes it. Why the loop ends: a card's action fires only as the card
+turns face up, cards only turn face up (PROXY replacements come up face up), and every
+spillover puts its Score card in a player's stack for good; each pass over the Pools either
+reveals a card or spills a Pool, or it is the last one. So a round's reveal takes at most
+(face-down cards + Score cards + 1) passes, however the cascades loop.
+"""
+from __future__ import annotations
+
+import random
+
+from rules.frenzy_falls.components import (
+    BUMP,
+    FALLS,
+    HAND_SIZE,
+    PROXY,
+    PULL,
+    SCORE_CARDS,
+    SCORE_DECK_SIZE,
+    SPILL_AT,
+    WATERFALL_DECK,
+    Card,
+    ScoreCard,
+    plays_per_round,
+    pool_count,
+)
+from rules.frenzy_falls.state import Pending, Player, Pool, PoolCard, Spill, State
+
+
+def describe(card: Card) -> str:
+    if card.action is not None:
+        return f"a {card.action} ({card.water} water, {card.influence} influence)"
+    return f"a {card.water} ({card.influence} influence)"
+
+
+def describe_score(card: ScoreCard) -> str:
+    return f"{card.points} point{'s' if card.points != 1 else ''}, {card.water} water"
+
+
+def describe_in_pool(state: State, pc: PoolCard) -> str:
+    """A pool card as every viewer may see it: a face-down card shows only its back."""
+    owner = state.name(pc.seat)
+    if pc.up:
+        return f"{owner}'s {describe(pc.card)}"
+    return f"a face-down {owner} card"
+
+
+# --- setup -----------------------------------------------------------------------------------
+
+def setup(seats: int, seed: int) -> State:
+    rng = random.Random(seed)
+    score_deck = list(SCORE_CARDS)
+    rng.shuffle(score_deck)
+    score_deck = score_deck[: SCORE_DECK_SIZE[seats]]
+    pools = [Pool(score_deck.pop(0)) for _ in range(pool_count(seats))]
+    players = []
+    for seat in range(seats):
+        deck = list(WATERFALL_DECK)
+        rng.shuffle(deck)
+        players.append(Player(FALLS[seat], deck))
+    # The rulebook gives the First Player card to whoever went swimming last; a table of
+    # strangers has no such fact, so the seeded RNG picks (seat 0 is just the room's creator).
+    first = rng.randrange(seats)
+    state = State(seats, rng, players, pools, score_deck, first)
+    for seat in range(seats):
+        draw_up(state, seat)
+    state.note(f"The game begins: {state.name(first)} has the First Player card.")
+    start_round(state)
+    return state
+
+
+def draw_up(state: State, seat: int) -> int:
+    """Draw to a full hand, reshuffling the player's own discards when their deck runs out."""
+    player = state.players[seat]
+    drawn = 0
+    while len(player.hand) < HAND_SIZE:
+        if not player.deck:
+            if not player.discard:
+                break
+            player.deck = player.discard
+            player.discard = []
+            state.rng.shuffle(player.deck)
+            state.note(f"{player.falls} shuffles their discard pile into a new deck.")
+        player.hand.append(player.deck.pop())
+        drawn += 1
+    return drawn
+
+
+# --- playing cards ---------------------------------------------------------------------------
+
+def start_round(state: State) -> None:
+    n = state.seats
+    state.turns = [(state.first + k) % n for _ in range(plays_per_round(n)) for k in range(n)]
+    state.spills_by_round.append(0)
+    state.note(f"Round {state.round}: {state.name(state.first)} plays first.")
+    next_turn(state)
+
+
+def next_turn(state: State) -> None:
+    """Pass the turn on; a player with an empty hand has nothing to play and is passed over."""
+    while state.turns and not state.players[state.turns[0]].hand:
+        seat = state.turns.pop(0)
+        state.note(f"{state.name(seat)} has no card in hand and plays nothing.")
+    if state.turns:
+        state.phase = "play"
+        return
+    state.cursor = 0
+    state.passes = 1
+    state.note("All cards are played: the reveal begins at Pool 1.")
+    advance(state)
+
+
+def play(state: State, seat: int, hand_index: int, pool: int) -> None:
+    card = state.players[seat].hand.pop(hand_index)
+    state.pools[pool].cards.append(PoolCard(seat, card, up=False))
+    state.turns.pop(0)
+    state.note(f"{state.name(seat)} plays a card face down to Pool {pool + 1}.")
+    next_turn(state)
+
+
+# --- the reveal machine ----------------------------------------------------------------------
+
+def advance(state: State) -> None:
+    """Reveal, resolve and spill until a player must choose or every Pool is settled."""
+    while state.pending is None:
+        if state.spill is not None:
+            continue_spill(state)
+            continue
+        if state.cursor >= len(state.pools):
+            if not unsettled(state):
+                end_reveal(state)
+                return
+            state.cursor = 0
+            state.passes += 1
+            state.note(f"Back to Pool 1 (pass {state.passes}).")
+            continue
+        pool = state.pools[state.cursor]
+        down = next((i for i, pc in enumerate(pool.cards) if not pc.up), None)
+        if down is not None:
+            reveal(state, state.cursor, down)
+            continue
+        if pool.score is not None and pool.water() >= SPILL_AT:
+            start_spill(state, state.cursor)
+            continue
+        state.cursor += 1
+    state.phase = state.pending.kind
+
+
+def unsettled(state: State) -> bool:
+    """Whether another pass is needed: a card still face down, or a Pool at 10 or more."""
+    for pool in state.pools:
+        if any(not pc.up for pc in pool.cards):
+            return True
+        if pool.score is not None and pool.water() >= SPILL_AT:
+            return True
+    return False
+
+
+def below(state: State, pool: int) -> int | None:
+    """The Pool below, looping from the bottom to the top, skipping Pools without a Score card.
+
+    None when no other Pool has a Score card (only possible once the game's end is triggered).
+    """
+    n = len(state.pools)
+    for step in range(1, n):
+        target = (pool + step) % n
+        if state.pools[target].score is not None:
+            return target
+    return None
+
+
+def reveal(state: State, pool: int, pos: int) -> None:
+    pc = state.pools[pool].cards[pos]
+    pc.up = True
+    state.note(f"Pool {pool + 1}: {state.name(pc.seat)} reveals {describe(pc.card)}.")
+    resolve(state, pool, pos)
+
+
+def resolve(state: State, pool: int, pos: int) -> None:
+    """Resolve the action of the card that just came face up, or park the owner's choice."""
+    pc = state.pools[pool].cards[pos]
+    action, seat = pc.card.action, pc.seat
+    if action == PROXY:
+        hand = state.players[seat].hand
+        if not hand:
+            state.note(f"{state.name(seat)} has no card in hand: the PROXY stays.")
+        elif len(hand) == 1:
+            do_proxy(state, pool, pos, 0)
+        else:
+            state.pending = Pending("proxy", seat, pool, pos)
+    elif action == BUMP:
+        sides = bump_sides(state, pool, pos)
+        if not sides:
+            state.note("The BUMP has no card to move.")
+        elif len(sides) == 1:
+            do_bump(state, pool, pos, sides[0])
+        else:
+            state.pending = Pending("bump", seat, pool, pos)
+    elif action == PULL:
+        options = pull_options(state, pool)
+        if not options:
+            state.note("The PULL finds no card in another Pool.")
+        elif len(options) == 1:
+            do_pull(state, pool, *options[0])
+        else:
+            state.pending = Pending("pull", seat, pool, pos)
+
+
+def do_proxy(state: State, pool: int, pos: int, hand_index: int) -> None:
+    pc = state.pools[pool].cards[pos]
+    player = state.players[pc.seat]
+    player.discard.append(pc.card)
+    card = player.hand.pop(hand_index)
+    state.pools[pool].cards[pos] = PoolCard(pc.seat, card, up=True)
+    state.note(f"{player.falls}'s PROXY is discarded and replaced by {describe(card)} from hand.")
+    resolve(state, pool, pos)
+
+
+def bump_sides(state: State, pool: int, pos: int) -> list[str]:
+    if below(state, pool) is None:
+        return []
+    sides = []
+    if pos > 0:
+        sides.append("left")
+    if pos + 1 < len(state.pools[pool].cards):
+        sides.append("right")
+    return sides
+
+
+def do_bump(state: State, pool: int, pos: int, side: str) -> None:
+    target = below(state, pool)
+    assert target is not None
+    moved = state.pools[pool].cards.pop(pos - 1 if side == "left" else pos + 1)
+    state.pools[target].cards.append(moved)
+    state.note(f"The BUMP moves {describe_in_pool(state, moved)} to the end of Pool {target + 1}.")
+
+
+def pull_options(state: State, pool: int) -> list[tuple[int, int]]:
+    return [(p, i) for p, other in enumerate(state.pools) if p != pool for i in range(len(other.cards))]
+
+
+def do_pull(state: State, pool: int, source: int, pos: int) -> None:
+    moved = state.pools[source].cards.pop(pos)
+    state.pools[pool].cards.append(moved)
+    state.note(
+        f"The PULL moves {describe_in_pool(state, moved)} from Pool {source + 1} "
+        f"to the end of Pool {pool + 1}."
+    )
+
+
+# --- spillovers ------------------------------------------------------------------------------
+
+def influence(pool: Pool) -> dict[int, int]:
+    """Influence per player with cards in the Pool, in the order of their earliest card."""
+    out: dict[int, int] = {}
+    for pc in pool.cards:
+        out[pc.seat] = out.get(pc.seat, 0) + pc.card.influence
+    return out
+
+
+def start_spill(state: State, index: int) -> None:
+    """Steps 1 and 2 of a spillover: the Score card to the winner, the winner's cards discarded."""
+    pool = state.pools[index]
+    assert pool.score is not None
+    totals = influence(pool)
+    best = max(totals.values())
+    # Ties go to the tied player whose card lies earliest; dicts keep that order.
+    winner = next(seat for seat, value in totals.items() if value == best)
+    won = pool.score
+    state.players[winner].won.append(won)
+    state.spills_by_round[-1] += 1
+    state.note(
+        f"Pool {index + 1} spills over at {pool.water()} water: {state.name(winner)} wins the "
+        f"Score card ({describe_score(won)}) with {best} influence."
+    )
+    if state.score_deck:
+        pool.score = state.score_deck.pop(0)
+        state.note(f"Pool {index + 1} gets a new Score card ({describe_score(pool.score)}).")
+    else:
+        pool.score = None
+        if not state.end_triggered:
+            state.note("No Score card is left to replace it: the game ends after this round.")
+        state.end_triggered = True
+    mine = [pc for pc in pool.cards if pc.seat == winner]
+    state.players[winner].discard.extend(pc.card for pc in mine)
+    pool.cards = [pc for pc in pool.cards if pc.seat != winner]
+    if mine:
+        state.note(f"{state.name(winner)} discards {len(mine)} card(s) from Pool {index + 1}.")
+    state.spill = Spill(index, winner, [seat for seat in totals if seat != winner])
+
+
+def spill_options(state: State, seat: int) -> list[int]:
+    assert state.spill is not None
+    return [i for i, pc in enumerate(state.pools[state.spill.pool].cards) if pc.seat == seat]
+
+
+def continue_spill(state: State) -> None:
+    """Step 3 one mover at a time (a choice only where their cards differ), then step 4."""
+    spill = state.spill
+    assert spill is not None
+    while spill.movers:
+        seat = spill.movers[0]
+        options = spill_options(state, seat)
+        cards = state.pools[spill.pool].cards
+        if len({cards[i].card for i in options}) > 1:
+            state.pending = Pending("spill", seat, spill.pool)
+            return
+        do_spill_move(state, options[0])
+    pool = state.pools[spill.pool]
+    for pc in pool.cards:
+        state.players[pc.seat].discard.append(pc.card)
+    if pool.cards:
+        state.note(f"The other {len(pool.cards)} card(s) in Pool {spill.pool + 1} are discarded.")
+    pool.cards = []
+    state.spill = None
+    state.cursor = spill.pool + 1
+
+
+def do_spill_move(state: State, pos: int) -> None:
+    spill = state.spill
+    assert spill is not None
+    seat = spill.movers.pop(0)
+    target = below(state, spill.pool)
+    moved = state.pools[spill.pool].cards.pop(pos)
+    if target is None:
+        state.players[seat].discard.append(moved.card)
+        state.note(f"{state.name(seat)} discards {describe(moved.card)}: no Pool is left to move it to.")
+        return
+    state.pools[target].cards.append(moved)
+    state.note(f"{state.name(seat)} moves {describe(moved.card)} to the end of Pool {target + 1}.")
+
+
+# --- round end and game end ------------------------------------------------------------------
+
+def end_reveal(state: State) -> None:
+    state.pending = None
+    if state.end_triggered:
+        finish(state)
+        return
+    state.phase = "discard"
+    state.discards = {}
+    for seat, player in enumerate(state.players):
+        if not player.hand:
+            state.discards[seat] = []
+    state.note(f"Round {state.round} ends: each player may discard cards before drawing to {HAND_SIZE}.")
+    if len(state.discards) == state.seats:
+        end_round(state)
+
+
+def choose_discards(state: State, seat: int, indices: list[int]) -> None:
+    state.discards[seat] = sorted(indices)
+    if len(state.discards) == state.seats:
+        end_round(state)
+
+
+def end_round(state: State) -> None:
+    for seat in range(state.seats):
+        player = state.players[seat]
+        chosen = set(state.discards.get(seat, []))
+        player.discard.extend(c for i, c in enumerate(player.hand) if i in chosen)
+        player.hand = [c for i, c in enumerate(player.hand) if i not in chosen]
+        drawn = draw_up(state, seat)
+        state.note(f"{player.falls} discards {len(chosen)} card(s) and draws {drawn}.")
+    state.discards = {}
+    state.first = (state.first + 1) % state.seats
+    state.round += 1
+    start_round(state)
+
+
+def finish(state: State) -> None:
+    """Most points wins; then most Score cards; a tie after that is a shared victory."""
+    state.phase = "over"
+    state.turns = []
+    points = [p.points() for p in state.players]
+    counts = [len(p.won) for p in state.players]
+    best = max(zip(points, counts, strict=True))
+    winners = [s for s in range(state.seats) if (points[s], counts[s]) == best]
+    state.result = {"winners": winners, "scores": points, "score_cards": counts}
+    names = ", ".join(state.name(s) for s in winners)
+    state.note(f"The game is over after round {state.round}: {names} "
+               f"{'wins' if len(winners) == 1 else 'share the victory'}.")

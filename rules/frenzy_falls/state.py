@@ -1,0 +1,104 @@
+"""The state of one Frenzy Falls table: plain dataclasses that survive deepcopy and pickle."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.frenzy_falls.components import Card, ScoreCard
+
+#: How many log entries the state (and so the view) keeps.
+LOG_KEEP = 40
+
+
+@dataclass
+class PoolCard:
+    """A Waterfall card lying in a Pool. `seat` is its owner (the card back is public)."""
+
+    seat: int
+    card: Card
+    up: bool
+
+
+@dataclass
+class Pool:
+    """A Score card and the Waterfall cards to its right; `score` is None once it cannot be replaced."""
+
+    score: ScoreCard | None
+    cards: list[PoolCard] = field(default_factory=list)
+
+    def water(self) -> int:
+        """The whole water total, face-down cards included (what the spillover check counts)."""
+        base = self.score.water if self.score is not None else 0
+        return base + sum(pc.card.water for pc in self.cards)
+
+
+@dataclass
+class Player:
+    falls: str
+    deck: list[Card]
+    hand: list[Card] = field(default_factory=list)
+    discard: list[Card] = field(default_factory=list)
+    won: list[ScoreCard] = field(default_factory=list)
+
+    def points(self) -> int:
+        return sum(s.points for s in self.won)
+
+
+@dataclass
+class Pending:
+    """A decision the reveal is waiting for: `kind` is the phase name, `seat` the one who decides.
+
+    For proxy, bump and pull, (`pool`, `pos`) is the action card; for spill, `pool` is the Pool
+    that spilled over.
+    """
+
+    kind: str
+    seat: int
+    pool: int
+    pos: int = 0
+
+
+@dataclass
+class Spill:
+    """A spillover between steps 3 and 4: `movers` still have to move one card each, in order."""
+
+    pool: int
+    winner: int
+    movers: list[int]
+
+
+@dataclass
+class State:
+    seats: int
+    rng: random.Random
+    players: list[Player]
+    pools: list[Pool]
+    score_deck: list[ScoreCard]
+    first: int
+    round: int = 1
+    phase: str = "play"
+    #: Seats still to play a card this round, in turn order (the play phase).
+    turns: list[int] = field(default_factory=list)
+    #: The Pool the reveal is at, and which pass over the Pools this is (1 = the first).
+    cursor: int = 0
+    passes: int = 0
+    pending: Pending | None = None
+    spill: Spill | None = None
+    #: Round-end choices already made (seat -> hand indices), hidden until every seat has chosen.
+    discards: dict[int, list[int]] = field(default_factory=dict)
+    end_triggered: bool = False
+    log: list[str] = field(default_factory=list)
+    log_total: int = 0
+    #: Spillovers per finished or running round, for the figures in docs (public anyway).
+    spills_by_round: list[int] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    def note(self, text: str) -> None:
+        self.log.append(text)
+        self.log_total += 1
+        if len(self.log) > LOG_KEEP:
+            del self.log[: len(self.log) - LOG_KEEP]
+
+    def name(self, seat: int) -> str:
+        return self.players[seat].falls

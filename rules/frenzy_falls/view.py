@@ -1,0 +1,84 @@
+"""What one viewer sees: every public fact, their own hidden cards, and nothing else.
+
+Cards carry no ids anywhere: Pool cards are known by their place (Pool index, position), hand
+cards by their index in the owner's hand, so nobody can follow a card through a hand, a deck
+or a shuffle. A face-down card shows its owner (the card back is public) and, to its owner
+alone, its face.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rules.engine import View
+from rules.frenzy_falls import actions
+from rules.frenzy_falls.components import Card, ScoreCard
+from rules.frenzy_falls.state import PoolCard, State
+
+
+def face(card: Card) -> dict[str, Any]:
+    return {"water": card.water, "influence": card.influence, "action": card.action}
+
+
+def score_face(card: ScoreCard | None) -> dict[str, Any] | None:
+    return None if card is None else {"water": card.water, "points": card.points}
+
+
+def pool_card(pc: PoolCard, viewer: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"seat": pc.seat, "up": pc.up}
+    if pc.up or pc.seat == viewer:
+        out.update(face(pc.card))
+    return out
+
+
+def view(state: State, seat: int | None, game_id: str) -> View:
+    me = seat if seat is not None and 0 <= seat < state.seats else None
+    players = []
+    for s, p in enumerate(state.players):
+        players.append({
+            "seat": s,
+            "falls": p.falls,
+            "hand": len(p.hand),
+            "deck": len(p.deck),
+            "discard": len(p.discard),
+            "score_cards": len(p.won),
+            # Won Score cards lie face down, but every one was won in plain sight.
+            "points": p.points(),
+            "first": s == state.first,
+            "to_play": state.turns.count(s),
+        })
+    pools = []
+    for pool in state.pools:
+        shown = (pool.score.water if pool.score else 0) + sum(pc.card.water for pc in pool.cards if pc.up)
+        pools.append({
+            "score": score_face(pool.score),
+            "water": shown,
+            "cards": [pool_card(pc, me) for pc in pool.cards],
+        })
+    pending = state.pending
+    mine = state.players[me] if me is not None else None
+    return {
+        "game": game_id,
+        "phase": state.phase,
+        "round": state.round,
+        "players": players,
+        "active": actions.active(state),
+        "legal": actions.legal(state, me) if me is not None else [],
+        "deadline": None,
+        "result": state.result,
+        "seat": me,
+        "pools": pools,
+        "score_deck": len(state.score_deck),
+        "end_triggered": state.end_triggered,
+        "reveal": None if state.passes == 0 or state.phase in ("play", "discard", "over")
+        else {"pool": state.cursor, "pass": state.passes},
+        "pending": None if pending is None else {
+            "kind": pending.kind, "seat": pending.seat, "pool": pending.pool,
+            "pos": pending.pos if pending.kind != "spill" else None,
+        },
+        "spill": None if state.spill is None else {"pool": state.spill.pool, "winner": state.spill.winner},
+        "hand": [face(c) for c in mine.hand] if mine is not None else None,
+        "discard_pile": [face(c) for c in mine.discard] if mine is not None else None,
+        "discarding": list(state.discards[me]) if me is not None and me in state.discards else None,
+        "log": list(state.log),
+        "log_total": state.log_total,
+    }

@@ -1,0 +1,231 @@
+"""A bot for Waterfall Park that reads only its own seat's view.
+
+Everything that decides a trade is public except coins, so the bot can value an offer for the other
+party exactly as that party's own bot would: it proposes swaps of empty locations that help both
+sides (a location of its own next to the other player's, for one of theirs next to its own), adds
+coins when the swap helps it more than the other, accepts offers worth at least a coin to it, and
+then says ready. Its offers per round are capped (counted in the view's `offers_made`), and the
+k-th offer of a round is its k-th best idea, so a declined proposal is not made again.
+
+The worth of a position is its `potential`: the exact income its tiles would earn this round after
+greedily building every unbuilt tile on its empty locations, times the rounds still to pay, plus a
+coin for each location and tile that later rounds may still use.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable
+from itertools import combinations
+from typing import Any
+
+from rules.waterfall_park.income import Cell, best_income
+
+Action = dict[str, Any]
+OFFERS_PER_ROUND = 3
+#: Worth, in coins, that the bot gives a location or a tile it cannot use this round.
+SPARE_WORTH = 1
+
+
+class Park:
+    """The bot's reading of a view: the board, who owns what, and the public holdings."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        self.view = view
+        self.me: int = view["seat"]
+        self.round: int = view["round"]
+        self.rounds: int = view["rounds"]
+        self.sizes: dict[str, int] = {a["name"]: a["size"] for a in view["attractions"]}
+        self.order: list[str] = [a["name"] for a in view["attractions"]]
+        self.cell: dict[int, Cell] = {loc["n"]: (loc["x"], loc["y"]) for loc in view["board"]["locations"]}
+        by_cell = {c: n for n, c in self.cell.items()}
+        self.nbrs: dict[int, list[int]] = {
+            n: [by_cell[c] for c in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)) if c in by_cell]
+            for n, (x, y) in self.cell.items()
+        }
+        sites = view["sites"]
+        self.owner: dict[int, int | None] = {n: sites[n - 1]["owner"] for n in self.cell}
+        self.tile: dict[int, str | None] = {n: sites[n - 1]["tile"] for n in self.cell}
+        self.unbuilt: list[dict[str, int]] = [dict(p["tiles"]) for p in view["players"]]
+
+    def owned(self, seat: int) -> set[int]:
+        return {n for n, o in self.owner.items() if o == seat}
+
+    def type_income(self, cells: Iterable[int], kind: str) -> int:
+        return best_income([self.cell[n] for n in cells], self.sizes[kind])
+
+    def potential(self, owned: set[int], unbuilt: dict[str, int]) -> float:
+        """Income this round after building greedily, with the leftovers' worth for later rounds."""
+        by_type: dict[str, set[int]] = {}
+        for n in owned:
+            kind = self.tile[n]
+            if kind is not None:
+                by_type.setdefault(kind, set()).add(n)
+        empty = sorted(n for n in owned if self.tile[n] is None)
+        left = dict(unbuilt)
+        for kind in sorted(left, key=lambda k: (-left[k], -self.sizes[k], self.order.index(k))):
+            cells = by_type.setdefault(kind, set())
+            while left[kind] > 0 and empty:
+                base = self.type_income(cells, kind)
+                best = max(
+                    empty,
+                    key=lambda n: (
+                        self.type_income(cells | {n}, kind) - base,
+                        sum(1 for m in self.nbrs[n] if m in owned and self.tile[m] is None),
+                        -n,
+                    ),
+                )
+                cells.add(best)
+                empty.remove(best)
+                left[kind] -= 1
+        income = sum(self.type_income(cells, kind) for kind, cells in by_type.items())
+        pays = self.rounds - self.round + 1
+        spare = (len(empty) + sum(left.values())) * SPARE_WORTH if self.round < self.rounds else 0
+        return float(income * pays + spare)
+
+    def value(self, seat: int, transfers: list[dict[str, Any]]) -> float:
+        """What the transfers are worth to `seat`, in coins (its coin total is not needed)."""
+        owned = self.owned(seat)
+        unbuilt = dict(self.unbuilt[seat])
+        before = self.potential(owned, unbuilt)
+        coins = 0
+        after_owned = set(owned)
+        for t in transfers:
+            sign = 1 if t["to"] == seat else -1 if t["from"] == seat else 0
+            if not sign:
+                continue
+            for n in t["locations"]:
+                (after_owned.add if sign > 0 else after_owned.discard)(n)
+            for kind, c in t["tiles"].items():
+                unbuilt[kind] += sign * c
+            coins += sign * t["coins"]
+        return self.potential(after_owned, unbuilt) - before + coins
+
+
+def decide(view: dict[str, Any], rng: random.Random) -> Action | None:
+    legal: list[Action] = view.get("legal") or []
+    if view.get("seat") is None or not legal:
+        return None
+    phase = view.get("phase")
+    park = Park(view)
+    if phase == "preparation":
+        return _discard(park, legal, rng)
+    if phase == "construction":
+        return _build(park, legal)
+    if phase == "exchange":
+        return _exchange(park, legal)
+    return None
+
+
+def _discard(park: Park, legal: list[Action], rng: random.Random) -> Action:
+    """Keep the cards that join our locations, or each other, into clusters."""
+    hand: list[int] = park.view["hand"]
+
+    def worth(kept: list[int]) -> float:
+        score = 0.0
+        for n in kept:
+            for m in park.nbrs[n]:
+                owner = park.owner[m]
+                if owner == park.me:
+                    score += 2.0
+                elif m in kept:
+                    score += 1.0
+                elif owner is None:
+                    score += 0.3
+                else:
+                    score -= 0.2
+        return score + rng.random() * 0.01
+
+    pairs = list(combinations(hand, 2))
+    best = max(pairs, key=lambda p: worth([c for c in hand if c not in p]))
+    action = {"type": "discard", "cards": list(best)}
+    return action if action in legal else legal[0]
+
+
+def _build(park: Park, legal: list[Action]) -> Action:
+    """Place the tile that raises this round's income most, leaving room for the group to grow."""
+    builds = [a for a in legal if a["type"] == "build"]
+    if not builds:
+        return {"type": "done"}
+    mine = park.owned(park.me)
+    current: dict[str, int] = {}
+
+    def gain(a: Action) -> tuple[int, int, int, int]:
+        kind: str = a["tile"]
+        n: int = a["location"]
+        cells = {m for m in mine if park.tile[m] == kind}
+        if kind not in current:
+            current[kind] = park.type_income(cells, kind)
+        same = sum(1 for m in park.nbrs[n] if m in cells)
+        room = sum(1 for m in park.nbrs[n] if m in mine and park.tile[m] is None)
+        return (park.type_income(cells | {n}, kind) - current[kind], same, room, -n)
+
+    return max(builds, key=gain)
+
+
+def _exchange(park: Park, legal: list[Action]) -> Action | None:
+    offers: dict[str, Any] = park.view["offers"]
+    me = park.me
+    for action in legal:
+        if action["type"] not in ("accept", "decline"):
+            continue
+        offer = offers[str(action["offer"])]
+        if me in offer["accepted"]:
+            continue
+        good = park.value(me, offer["transfers"]) >= 1
+        accept = {"type": "accept", "offer": offer["id"]}
+        if good and accept in legal:
+            return accept
+        return {"type": "decline", "offer": offer["id"]}
+    mine_open = any(o["author"] == me for o in offers.values())
+    made = park.view["players"][me]["offers_made"]
+    if not mine_open and made < OFFERS_PER_ROUND:
+        ideas = _ideas(park)
+        if len(ideas) > made:
+            return {"type": "offer", "transfers": ideas[made]}
+    if {"type": "ready"} in legal:
+        return {"type": "ready"}
+    return None
+
+
+def _ideas(park: Park) -> list[list[dict[str, Any]]]:
+    """Swaps that help both sides, best for us first: empty locations next to each other's groups,
+    or one unbuilt tile for another; coins make up the difference when the other side gains less."""
+    me = park.me
+    coins: int = park.view["players"][me]["coins"] or 0
+    mine = park.owned(me)
+    scored: list[tuple[float, int, list[dict[str, Any]]]] = []
+    for other in range(len(park.view["players"])):
+        if other == me:
+            continue
+        theirs = park.owned(other)
+        give = [n for n in sorted(mine) if park.tile[n] is None and any(m in theirs for m in park.nbrs[n])]
+        take = [n for n in sorted(theirs) if park.tile[n] is None and any(m in mine for m in park.nbrs[n])]
+        swaps: list[tuple[dict[str, Any], dict[str, Any]]] = [
+            ({"locations": [a], "tiles": {}}, {"locations": [b], "tiles": {}})
+            for a in give[:6]
+            for b in take[:6]
+        ]
+        swaps += [
+            ({"locations": [], "tiles": {a: 1}}, {"locations": [], "tiles": {b: 1}})
+            for a in park.order
+            if park.unbuilt[me][a] > 0
+            for b in park.order
+            if b != a and park.unbuilt[other][b] > 0
+        ]
+        for ours_side, theirs_side in swaps:
+            swap = [
+                {"from": me, "to": other, **ours_side, "coins": 0},
+                {"from": other, "to": me, **theirs_side, "coins": 0},
+            ]
+            ours = park.value(me, swap)
+            if ours < 2:
+                continue
+            theirs_value = park.value(other, swap)
+            extra = 0 if theirs_value >= 1 else math.ceil(1 - theirs_value)
+            if ours - extra < 1 or extra > coins:
+                continue
+            swap[0]["coins"] = extra
+            scored.append((ours - extra, len(scored), swap))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [s[2] for s in scored]

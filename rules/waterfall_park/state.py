@@ -1,0 +1,95 @@
+"""The table of one game: plain data that survives deepcopy and pickle, with its own seeded RNG."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from rules.waterfall_park.data import ATTRACTIONS, BASES, CELL, NUMBERS
+from rules.waterfall_park.income import Cell, player_income
+
+PREPARATION = "preparation"
+EXCHANGE = "exchange"
+CONSTRUCTION = "construction"
+OVER = "over"
+
+LOG_KEEP = 40
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What one party of an offer gives to one other party."""
+
+    giver: int
+    receiver: int
+    locations: tuple[int, ...]
+    tiles: tuple[tuple[str, int], ...]  # (attraction, count), in ATTRACTIONS order, counts > 0
+    coins: int
+
+
+@dataclass
+class Offer:
+    """An open proposal; it executes the moment every party has accepted."""
+
+    id: int
+    author: int
+    transfers: tuple[Transfer, ...]
+    accepted: list[int]
+
+    @property
+    def parties(self) -> list[int]:
+        return sorted({t.giver for t in self.transfers} | {t.receiver for t in self.transfers})
+
+
+def empty_tiles() -> dict[str, int]:
+    return {name: 0 for name in ATTRACTIONS}
+
+
+@dataclass
+class State:
+    seats: int
+    max_offers: int
+    rng: random.Random
+    round: int = 1
+    phase: str = PREPARATION
+    deck: list[int] = field(default_factory=list)  # Location cards, face down
+    tile_deck: list[str] = field(default_factory=list)  # Attraction tiles, face down
+    hands: list[list[int]] = field(default_factory=list)  # Location cards in hand, sorted
+    discards: list[tuple[int, int] | None] = field(default_factory=list)  # chosen, not yet revealed
+    box: list[int] = field(default_factory=list)  # Location cards used and put back in the box
+    owner: list[int | None] = field(default_factory=list)  # by location number - 1
+    tile: list[str | None] = field(default_factory=list)  # by location number - 1
+    unbuilt: list[dict[str, int]] = field(default_factory=list)  # face up in front of each player
+    coins: list[int] = field(default_factory=list)  # face down
+    income: list[list[int]] = field(default_factory=list)  # announced, per round
+    ready: list[bool] = field(default_factory=list)  # done with the current phase
+    offers: dict[int, Offer] = field(default_factory=dict)
+    next_offer: int = 1
+    offers_made: list[int] = field(default_factory=list)  # this round, per seat
+    trades: int = 0
+    earning: list[int] = field(default_factory=list)  # what the board would pay each player now
+    log: list[str] = field(default_factory=list)
+    winners: list[int] | None = None
+
+    def say(self, line: str) -> None:
+        self.log.append(line)
+        if len(self.log) > LOG_KEEP:
+            del self.log[: len(self.log) - LOG_KEEP]
+
+    def owned(self, seat: int) -> list[int]:
+        return [n for n in NUMBERS if self.owner[n - 1] == seat]
+
+    def bases_left(self, seat: int) -> int:
+        return BASES - sum(1 for o in self.owner if o == seat)
+
+    def built(self, seat: int) -> dict[Cell, str]:
+        out: dict[Cell, str] = {}
+        for n in NUMBERS:
+            name = self.tile[n - 1]
+            if self.owner[n - 1] == seat and name is not None:
+                out[CELL[n]] = name
+        return out
+
+    def refresh_earning(self) -> None:
+        """Recompute what each player's attractions pay; called whenever the board changes."""
+        self.earning = [player_income(self.built(s)) for s in range(self.seats)]
+

@@ -1,0 +1,332 @@
+// One WebSocket to the hub, speaking the contract in PROTOCOL.md section 2.
+//
+// The connection owns the view: it takes the welcome snapshot, applies each delta's RFC 6902 ops
+// to a copy (so a patch that fails halfway leaves the last good view intact), and checks that each
+// delta's seq is exactly one more than the last. A gap or a failed patch means the view can no
+// longer be trusted, so it reconnects with `resume` and lets the hub bring it back to the exact
+// view. The UI only ever sees whole, consistent views.
+//
+// Listeners (conn.on(type, fn)):
+//   "view"    (view, {seq, seat})          after the welcome and after every delta
+//   "status"  ({state, detail})            state: connecting | connected | reconnecting | closed
+//   "rtt"     ({rtt, offset})              after each pong: round trip in ms, server clock offset
+//   "contest" (frame)                      after `seen` has already been sent
+//   "event"   (frame)                      contest_result and other notifications
+//   "error"   (frame)                      an error frame that answers no action of ours
+//   "final"   ({code, reason})             closed for good (4001, 4004, 4009): no reconnect
+
+import { encode, decode } from "@msgpack/msgpack";
+import { applyPatch } from "fast-json-patch";
+
+const PING_EVERY_MS = 3000;
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+// Close codes after which trying again cannot help.
+const FINAL_CLOSES = {
+  4001: "This seat's token is not known to the hub.",
+  4004: "There is no such room (it never existed, or it finished and was cleared away).",
+  4009: "This seat was taken over by another connection (another tab or device).",
+};
+
+export class Connection {
+  /**
+   * @param {{room: string, token?: string|null, url?: string}} opts
+   * url defaults to ws(s)://<this host>/ws.
+   */
+  constructor({ room, token = null, url = null }) {
+    this.room = room;
+    this.token = token;
+    this.url = url || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+    this.view = null;
+    this.seq = null;
+    this.seat = null;
+    this.game = null;
+    this.state = "idle";
+    this.rtt = null;          // the last measured round trip, ms
+    this.offset = 0;          // server clock minus ours, ms, from the fastest recent ping
+    this.ws = null;
+    this._listeners = {};
+    this._nextId = 1;
+    this._pending = new Map(); // action id -> {resolve, reject}
+    this._pings = new Map();   // ping id -> performance.now() at sending
+    this._samples = [];        // recent {rtt, offset}
+    this._attempt = 0;
+    this._stopped = false;
+    this._patchFailures = 0;   // consecutive; a repeat means resume cannot fix it: take a fresh snapshot
+    this._freshNext = false;
+    this._resyncs = 0;         // consecutive resyncs without a delta applied in between
+    this._pingTimer = null;
+    this._retryTimer = null;
+    // How this connection came by its views, for the curious and for tests.
+    this.stats = { welcomes: 0, snapshots: 0, resumed: 0, gaps: 0, patchFailures: 0 };
+  }
+
+  on(type, fn) {
+    (this._listeners[type] ||= []).push(fn);
+    return this;
+  }
+
+  _emit(type, ...args) {
+    for (const fn of this._listeners[type] || []) {
+      try { fn(...args); } catch (e) { console.error(`listener of ${type} failed`, e); }
+    }
+  }
+
+  _setState(state, detail = "") {
+    this.state = state;
+    this._emit("status", { state, detail });
+  }
+
+  /** Server epoch ms now, by our clock corrected with the measured offset. */
+  serverNow() {
+    return Date.now() + this.offset;
+  }
+
+  open() {
+    this._stopped = false;
+    this._connect();
+    return this;
+  }
+
+  /** Close for good (leaving the page); no reconnect. */
+  close() {
+    this._stopped = true;
+    clearTimeout(this._retryTimer);
+    clearInterval(this._pingTimer);
+    if (this.ws) {
+      try { this.ws.close(1000, "bye"); } catch { /* already closed */ }
+    }
+    this._failPending("closed", "The connection was closed.");
+    this._setState("closed", "left the table");
+  }
+
+  /**
+   * Send an action; resolves with the ack, rejects with an Error carrying .code and .message from the
+   * hub's error frame (or "disconnected" when the socket drops first: the action may or may not have
+   * been applied, and the next view will tell).
+   */
+  act(action) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || this.seq === null) {
+      const err = new Error("Not connected to the hub.");
+      err.code = "disconnected";
+      return Promise.reject(err);
+    }
+    const id = this._nextId++;
+    const frame = { t: "act", id, action, seq: this.seq };
+    return new Promise((resolve, reject) => {
+      this._pending.set(id, { resolve, reject });
+      this._send(frame);
+    });
+  }
+
+  // --- the socket -------------------------------------------------------------------------
+
+  _connect() {
+    clearTimeout(this._retryTimer);
+    this._setState(this._attempt === 0 && this.view === null ? "connecting" : "reconnecting");
+    let ws;
+    try {
+      ws = new WebSocket(this.url, ["msgpack"]);
+    } catch (e) {
+      this._retry(`cannot open a socket: ${e.message}`);
+      return;
+    }
+    // An ArrayBuffer arrives synchronously with the message event, unlike a Blob: that is what lets
+    // `seen` go out from inside the handler, before anything is rendered.
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    ws.onopen = () => {
+      const hello = { t: "hello", room: this.room };
+      if (this.token) hello.token = this.token;
+      if (this.seq !== null && this.view !== null && !this._freshNext) hello.resume = this.seq;
+      this._freshNext = false;
+      this._send(hello);
+    };
+    ws.onmessage = (ev) => this._onFrame(ev.data);
+    ws.onclose = (ev) => this._onClose(ws, ev);
+    ws.onerror = () => { /* onclose follows with the code */ };
+  }
+
+  _send(frame) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(encode(frame));
+  }
+
+  _onFrame(data) {
+    let f;
+    try {
+      f = typeof data === "string" ? JSON.parse(data) : decode(new Uint8Array(data));
+    } catch (e) {
+      console.warn("undecodable frame from the hub", e);
+      return;
+    }
+    if (!f || typeof f !== "object" || typeof f.t !== "string") return;
+    switch (f.t) {
+      case "contest":
+        // Answer first, synchronously, before any listener renders anything: the hub measures
+        // reaction time from this moment.
+        this._send({ t: "seen", id: f.id });
+        this._emit("contest", f);
+        break;
+      case "ping":
+        this._send({ t: "pong", id: f.id });
+        break;
+      case "welcome":
+        this._onWelcome(f);
+        break;
+      case "delta":
+        this._onDelta(f);
+        break;
+      case "ack": {
+        const p = this._pending.get(f.id);
+        if (p) { this._pending.delete(f.id); p.resolve(f); }
+        break;
+      }
+      case "error": {
+        const p = f.id !== null && f.id !== undefined ? this._pending.get(f.id) : null;
+        if (p) {
+          this._pending.delete(f.id);
+          const err = new Error(f.message || f.code || "refused");
+          err.code = f.code;
+          p.reject(err);
+        } else {
+          this._emit("error", f);
+        }
+        break;
+      }
+      case "pong":
+        this._onPong(f);
+        break;
+      case "event":
+        this._emit("event", f);
+        break;
+      default:
+        break; // frame types added later by the hub: ignore
+    }
+  }
+
+  _onWelcome(f) {
+    this.seat = f.seat ?? null;
+    this.game = f.game ?? this.game;
+    this.stats.welcomes += 1;
+    if (f.view !== null && f.view !== undefined) {
+      this.view = f.view;
+      this.seq = f.seq;
+      this.stats.snapshots += 1;
+    } else if (this.view !== null && f.seq === this.seq) {
+      // Resumed: our view stands, the missed deltas follow.
+      this.stats.resumed += 1;
+    } else {
+      // A resume the hub cannot have meant for us: start again from a snapshot.
+      console.warn("welcome without a view that matches ours; asking for a snapshot");
+      this._reconnect(true);
+      return;
+    }
+    this._attempt = 0;
+    this._setState("connected");
+    this._startPings();
+    this._emit("view", this.view, { seq: this.seq, seat: this.seat });
+  }
+
+  _onDelta(f) {
+    if (this.seq === null || this.view === null) return;
+    if (f.seq !== this.seq + 1) {
+      console.warn(`seq gap: had ${this.seq}, got ${f.seq}; resuming`);
+      this.stats.gaps += 1;
+      this._reconnect(false);
+      return;
+    }
+    let next;
+    try {
+      next = applyPatch(this.view, f.ops, true, false).newDocument;
+    } catch (e) {
+      this._patchFailures += 1;
+      this.stats.patchFailures += 1;
+      console.warn(`patch at seq ${f.seq} failed (${e.message}); resuming`);
+      this._reconnect(this._patchFailures > 1);
+      return;
+    }
+    this._patchFailures = 0;
+    this._resyncs = 0;
+    this.view = next;
+    this.seq = f.seq;
+    this._emit("view", this.view, { seq: this.seq, seat: this.seat });
+  }
+
+  _startPings() {
+    clearInterval(this._pingTimer);
+    this._ping();
+    this._pingTimer = setInterval(() => this._ping(), PING_EVERY_MS);
+  }
+
+  _ping() {
+    const id = this._nextId++;
+    this._pings.set(id, performance.now());
+    if (this._pings.size > 20) this._pings.delete(this._pings.keys().next().value);
+    this._send({ t: "ping", id });
+  }
+
+  _onPong(f) {
+    const sent = this._pings.get(f.id);
+    if (sent === undefined) return;
+    this._pings.delete(f.id);
+    const rtt = performance.now() - sent;
+    // The server stamped `s` about half a round trip before we got it.
+    const offset = typeof f.s === "number" ? f.s + rtt / 2 - Date.now() : this.offset;
+    this._samples.push({ rtt, offset });
+    if (this._samples.length > 8) this._samples.shift();
+    // The sample with the shortest round trip has the least room for error in its offset.
+    const best = this._samples.reduce((a, b) => (b.rtt < a.rtt ? b : a));
+    this.rtt = Math.round(rtt);
+    this.offset = Math.round(best.offset);
+    this._emit("rtt", { rtt: this.rtt, offset: this.offset });
+  }
+
+  /** Drop this socket and open another; fresh=true asks for a full snapshot instead of a resume. */
+  _reconnect(fresh) {
+    this._freshNext = fresh;
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) {
+      ws.onclose = null;
+      ws.onmessage = null;
+      try { ws.close(1000, "resync"); } catch { /* ignore */ }
+    }
+    clearInterval(this._pingTimer);
+    this._failPending("disconnected", "The connection dropped; the table was reloaded.");
+    // The first resync is immediate; a hub that keeps sending what we cannot apply gets backoff.
+    this._resyncs += 1;
+    this._retry("resynchronising", this._resyncs > 1 ? undefined : 0);
+  }
+
+  _onClose(ws, ev) {
+    if (ws !== this.ws) return;
+    this.ws = null;
+    clearInterval(this._pingTimer);
+    this._failPending("disconnected", "The connection dropped before the hub answered.");
+    if (this._stopped) return;
+    const final = FINAL_CLOSES[ev.code];
+    if (final) {
+      this._stopped = true;
+      this._setState("closed", final);
+      this._emit("final", { code: ev.code, reason: final });
+      return;
+    }
+    this._retry(`closed (${ev.code}${ev.reason ? ": " + ev.reason : ""})`);
+  }
+
+  _retry(why, delay) {
+    if (this._stopped) return;
+    const wait = delay ?? BACKOFF_MS[Math.min(this._attempt, BACKOFF_MS.length - 1)];
+    this._attempt += 1;
+    this._setState("reconnecting", why);
+    this._retryTimer = setTimeout(() => this._connect(), wait);
+  }
+
+  _failPending(code, message) {
+    for (const p of this._pending.values()) {
+      const err = new Error(message);
+      err.code = code;
+      p.reject(err);
+    }
+    this._pending.clear();
+  }
+}
