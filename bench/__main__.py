@@ -36,7 +36,7 @@ def main() -> None:
         ("Delta size", lambda: delta_size.run(8 if quick else 40)),
         ("Memory", lambda: memory.run(1000 if quick else 5000, args.ws, args.loop)),
         ("Rules", lambda: playouts.run(0.5 if quick else 2.0)),
-        ("Contests", lambda: contests.run(500 if quick else 5000)),
+        ("Contests", lambda: contests.run(500 if quick else 4000)),
     ]
     for title, part in parts:
         t0 = time.monotonic()
