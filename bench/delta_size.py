@@ -36,7 +36,7 @@ def sizes(game_id: str, games: int) -> dict[str, Any]:
         audiences: list[int | None] = [None, *range(seats)]
         views = {a: game.view(state, a) for a in audiences}
         seq = 0
-        for _ in range(5000):
+        for _ in range(1500):
             if game.result(state) is not None or step_once(game, state, rng) is None:
                 break
             seq += 1

@@ -1,5 +1,7 @@
 """Latency under load: many tables of four seats on one hub, each making a move every 2 s on average.
 
+The tables cycle through every registered game that seats four.
+
     python -m bench.latency [--tables 500] [--seconds 30] [--ws IMPL] [--loop LOOP] [--no-cross]
 
 The figure is move-to-delta latency: from the moment a seat's client writes its `act` to the
@@ -231,11 +233,18 @@ async def seats_worker(chan: Channel, seed: int) -> None:
 
 # ---- the coordinator ---------------------------------------------------------------------------
 
+def load_games() -> list[str]:
+    """Every registered game that seats four; the tables cycle through them."""
+    from rules.registry import GAMES
+
+    return sorted(g.id for g in GAMES.values() if g.min_players <= 4 <= g.max_players) or [first_game()[0]]
+
+
 def make_tables(base: str, count: int, seat_ports: list[int]) -> list[tuple[str, list[tuple[int, str]]]]:
-    game, seats = first_game()
+    games = load_games()
     out = []
-    for _ in range(count):
-        room, tokens = table(base, game, seats)
+    for i in range(count):
+        room, tokens = table(base, games[i % len(games)], 4)
         out.append((room, [(seat_ports[i % len(seat_ports)], tok) for i, tok in enumerate(tokens)]))
     return out
 
@@ -376,7 +385,8 @@ async def cross(tables: int, seconds: float, ws: str | None, loop: str | None) -
 
 def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
     rows: list[Row] = [
-        ("latency: tables x seats (connections)", f"{s['tables']} x 4 ({s['connections']})", "", ""),
+        ("latency: tables x seats (connections)", f"{s['tables']} x 4 ({s['connections']})", "",
+         "games: " + ", ".join(load_games())),
         ("latency: moves per second", s["moves_per_s"], ">= 250", f"{s['errors']} refused, {s['missing']} lost"),
         ("latency: move to delta p50 ms", s["p50"], "", f"{s['samples']} deltas"),
         ("latency: move to delta p99 ms", s["p99"], "<= 50", ""),
