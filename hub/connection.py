@@ -11,10 +11,11 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from hub.arbitration import RoundTrips
 from hub.codec import CODECS, BadFrame, Codec, Encoded, decode, encode
 from hub.logs import log
 from hub.room import epoch_ms
@@ -30,7 +31,7 @@ CLOSE_TOO_LARGE = 1009
 INT_MAX = 2**53
 
 
-def is_int(v: Any) -> bool:
+def is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool) and -INT_MAX <= v <= INT_MAX
 
 
@@ -60,9 +61,7 @@ class Connection:
         self._refill_at = time.monotonic()
         self._ping_id = 0
         self._last_ping = time.monotonic()
-        self.pings: dict[int, float] = {}     # ping id -> monotonic ms it was written
-        self.rtts: deque[float] = deque(maxlen=16)
-        self.arbiter: Any = None              # per-connection round-trip state of hub.arbitration
+        self.round_trips = RoundTrips()       # measured by server pings, for judging contests
 
     # ---- sending -------------------------------------------------------------------------------
 
@@ -216,6 +215,7 @@ class Connection:
                 return None
         self.room, self.seat = room, seat
         room.attach(self, seat, resume)
+        self.ping()  # a first round trip at once, so contests can judge this connection soon
         log(logger, logging.DEBUG, "hello", room=room.rid, seat=seat, resume=resume)
         return frame
 
@@ -291,22 +291,13 @@ class Connection:
 
     def ping(self) -> None:
         self._ping_id += 1
-        now = time.monotonic()
-        self._last_ping = now
-        self.pings[self._ping_id] = now * 1000
-        while len(self.pings) > 8:
-            self.pings.pop(next(iter(self.pings)))
-        if self.arbiter is not None:
-            self.arbiter.sent(self._ping_id, now * 1000)
-        self.send_frame({"t": "ping", "id": self._ping_id, "s": epoch_ms()})
+        self._last_ping = time.monotonic()
+        pid = self._ping_id
+        # the round trip starts when the ping is written, not when it is queued
+        self.send_timed({"t": "ping", "id": pid, "s": epoch_ms()}, lambda at: self.round_trips.sent(pid, at))
 
     def pong(self, pid: int) -> None:
-        now = time.monotonic() * 1000
-        sent = self.pings.pop(pid, None)
-        if sent is not None:
-            self.rtts.append(now - sent)
-        if self.arbiter is not None:
-            self.arbiter.received(pid, now)
+        self.round_trips.received(pid, time.monotonic() * 1000)
 
     def tick(self, now: float) -> None:
         if self._closing is not None or self.room is None:

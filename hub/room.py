@@ -18,9 +18,10 @@ import msgpack
 
 from hub.audience import Audience, audience_key
 from hub.codec import Encoded
+from hub.contests import ContestRunner
 from hub.logs import log
 from hub.tokens import hash_token, matches, new_token
-from rules.engine import Game, IllegalAction
+from rules.engine import Game, IllegalAction, declares_contests
 
 if TYPE_CHECKING:
     from hub.connection import Connection
@@ -83,7 +84,8 @@ class Room:
         self._rng = random.Random(seed ^ 0x5EED)
         self.actions = 0
         self.log: list[tuple[int | None, dict[str, Any]]] = []  # every applied action, for replays
-        self.contests: Any = None  # hub.contests.ContestRunner, when the game declares contests
+        # timed contests, for games that declare them
+        self.contests = ContestRunner(self) if declares_contests(game) else None
         for b in bots:
             self.seats[b].name = f"Bot {b + 1}"
             self.seats[b].bot = True

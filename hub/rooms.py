@@ -14,7 +14,7 @@ from hub.metrics import Metrics
 from hub.room import FINISHED, PLAYING, WAITING, Room, RoomError
 from hub.settings import Settings
 from hub.tokens import new_room_id
-from rules.engine import IllegalAction, Option
+from rules.engine import Game, IllegalAction, Option, declares_contests
 from rules.registry import GAMES
 
 if TYPE_CHECKING:
@@ -23,15 +23,19 @@ if TYPE_CHECKING:
 logger = logging.getLogger("hub.rooms")
 
 
-def hub_options(settings: Settings) -> dict[str, Option]:
+def hub_options(settings: Settings, game: Game) -> dict[str, Option]:
     """Options every game's rooms take, beside the game's own."""
-    return {
+    specs: dict[str, Option] = {
         "bot_delay_ms": {"default": settings.bot_delay_ms, "min": 0, "max": 10000,
                          "doc": "pause before a bot moves, in ms (human pace by default)"},
         "decision_seconds": {"default": 0, "min": 0, "max": 3600,
                              "doc": "time per decision; 0 = untimed. On timeout the game's default move is played"},
         "private": {"default": False, "choices": [False, True], "doc": "not listed in the lobby"},
     }
+    if declares_contests(game):
+        specs["grab_window_ms"] = {"default": settings.grab_window_ms, "min": 300, "max": 5000,
+                                   "doc": "how long a grab contest stays open at most, in ms"}
+    return specs
 
 
 def check_hub_options(specs: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
@@ -54,7 +58,6 @@ class Rooms:
         self.metrics = metrics
         self.rooms: dict[str, Room] = {}
         self.conns: set[Connection] = set()
-        self.hub_option_specs = hub_options(settings)
         self._created_by_ip: dict[str, deque[float]] = defaultdict(deque)
         self._ticker: asyncio.Task[None] | None = None
 
@@ -63,7 +66,7 @@ class Rooms:
     def games(self) -> list[dict[str, Any]]:
         out = []
         for g in GAMES.values():
-            options = {k: dict(v) for k, v in [*g.options.items(), *self.hub_option_specs.items()]}
+            options = {k: dict(v) for k, v in [*g.options.items(), *hub_options(self.settings, g).items()]}
             out.append({"id": g.id, "name": g.name, "description": g.description,
                         "min_players": g.min_players, "max_players": g.max_players, "options": options})
         return out
@@ -83,8 +86,9 @@ class Rooms:
         if (not isinstance(bots, list) or len(set(map(repr, bots))) != len(bots)
                 or not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < seats for b in bots)):
             raise RoomError("bad_bots", f"bots must list distinct seats 0..{seats - 1}")
-        hub_opts = check_hub_options(self.hub_option_specs, options)
-        game_given = {k: v for k, v in options.items() if k not in self.hub_option_specs}
+        specs = hub_options(self.settings, game)
+        hub_opts = check_hub_options(specs, options)
+        game_given = {k: v for k, v in options.items() if k not in specs}
         try:
             game_opts = game.check_options(seats, game_given)
         except IllegalAction as e:

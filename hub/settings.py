@@ -26,6 +26,7 @@ class Settings:
     max_rooms: int = field(default=20000, metadata={"help": "rooms one process holds at most"})
     rooms_per_ip_per_min: int = field(default=60, metadata={"help": "room creations per address per minute"})
     conns_per_ip: int = field(default=4000, metadata={"help": "open connections per address"})
+    grab_window_ms: int = field(default=1500, metadata={"help": "default longest grab contest (room option)"})
     grace_s: float = field(default=20.0, metadata={"help": "a dropped seat waits this long before a bot plays it"})
     verify_deltas: bool = field(default=False, metadata={"help": "check every diff by applying it (testing)"})
     ws: str = field(default="websockets-sansio", metadata={"help": "uvicorn WebSocket implementation"})

@@ -134,3 +134,8 @@ class BaseGame:
         """A bot sees only its own seat's view, so it can never cheat; the default plays at random."""
         legal = view.get("legal") or []
         return rng.choice(legal) if legal else None
+
+
+def declares_contests(game: Game) -> bool:
+    """True for games that override `contest`: the hub runs arbitration only for those."""
+    return getattr(type(game), "contest", None) is not BaseGame.contest

@@ -44,7 +44,7 @@ def describe_in_pool(state: State, pc: PoolCard) -> str:
     """A pool card as every viewer may see it: a face-down card shows only its back."""
     owner = state.name(pc.seat)
     if pc.up:
-        return f"{owner}'s {describe(pc.card)}"
+        return f"{owner}'s {describe(pc.card).removeprefix('a ')}"
     return f"a face-down {owner} card"
 
 

@@ -1,0 +1,238 @@
+"""Timed contests in a room: the edge part stamps each socket, the owner part judges and settles.
+
+The edge part lives where the socket is: it writes each eligible connection its own `contest`
+frame, notes the moment the frame was written (T0), and the arrival of `seen` (A) and of the grab
+(G), all on this process's monotonic clock, and hands the owner a judged reaction time. The owner
+part holds the `Arbiter` of hub.arbitration, which decides when it is safe to settle and who won;
+the result is announced as an `event`, then applied to the engine as the hub's own action.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hub import arbitration as arb
+from hub.logs import log
+from rules.engine import HUB, Contest
+
+if TYPE_CHECKING:
+    from hub.connection import Connection
+    from hub.room import Room
+
+logger = logging.getLogger("hub.contests")
+
+#: A bot's reaction: lognormal, median about 420 ms, so people can beat it and it still takes some cards.
+BOT_REACTION_MU, BOT_REACTION_SIGMA = math.log(420), 0.25
+
+
+def now_ms() -> float:
+    return time.monotonic() * 1000
+
+
+@dataclass
+class Offer:
+    """One connection's part in one contest."""
+
+    conn: Connection
+    seat: int
+    nonce: str
+    stamp: arb.Stamp = field(default_factory=arb.Stamp)
+    tried: bool = False
+
+
+@dataclass
+class Open:
+    contest: Contest
+    cid: str
+    arbiter: arb.Arbiter
+    offers: dict[str, Offer] = field(default_factory=dict)
+    settle_handle: Any = None
+    close_handle: Any = None
+
+
+class ContestRunner:
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.params = arb.Params()
+        if room.hub_options.get("grab_window_ms"):
+            self.params = dataclasses.replace(self.params, window_ms=float(room.hub_options["grab_window_ms"]))
+        self.open: Open | None = None
+        self.stats: dict[int, arb.ReactionStats] = {}
+        self._count = 0
+
+    # ---- opening --------------------------------------------------------------------------------
+
+    def check(self) -> None:
+        """Called after every change of the room: open the contest the engine declares, if new."""
+        contest = self.room.game.contest(self.room.state)
+        if contest is None:
+            if self.open is not None:
+                self._discard()
+            return
+        if self.open is not None and self.open.contest.key == contest.key:
+            return
+        if self.open is not None:
+            self._discard()
+        self._count += 1
+        cid = f"{self.room.rid}-{self._count}"
+        opened = now_ms()
+        arbiter = arb.Arbiter(cid, contest.eligible, opened, self.params, secrets.token_bytes(16))
+        self.open = Open(contest, cid, arbiter)
+        for seat in contest.eligible:
+            s = self.room.seats[seat]
+            if s.conn is not None and not s.stand_in:
+                self._offer(s.conn, seat)
+            elif s.bot or s.stand_in:
+                self._bot_try(seat)
+        self.open.close_handle = self.room.rooms.loop_call_later(self.params.window_ms / 1000, self._settle)
+        self._schedule_settle()
+
+    def attached(self, conn: Connection, seat: int | None) -> None:
+        """A seat that (re)connects while a contest is open gets its own offer, timed from then."""
+        op = self.open
+        if op is None or seat is None or seat not in op.contest.eligible:
+            return
+        if any(o.seat == seat and o.tried for o in op.offers.values()):
+            return
+        self._offer(conn, seat)
+
+    def _offer(self, conn: Connection, seat: int) -> None:
+        op = self.open
+        assert op is not None
+        nonce = secrets.token_urlsafe(12)
+        offer = Offer(conn, seat, nonce)
+        op.offers[nonce] = offer
+        frame = {"t": "contest", "id": nonce, "contest": op.cid, "kind": op.contest.kind,
+                 "commit": op.arbiter.commit, **dict(op.contest.info)}
+        conn.send_timed(frame, lambda at: self._written(offer, at))
+
+    def _written(self, offer: Offer, at: float) -> None:
+        op = self.open
+        if offer.stamp.t0 is None and op is not None and offer.nonce in op.offers:
+            offer.stamp.t0 = at
+            offer.stamp.cap = offer.conn.round_trips.cap()
+            op.arbiter.written(offer.seat, at, offer.stamp.cap)
+
+    def _bot_try(self, seat: int) -> None:
+        """Bots grab what their own view says they want, after a human-like reaction."""
+        op = self.open
+        assert op is not None
+        room = self.room
+        view = room.audiences[f"s{seat}"].view or {}
+        wants = getattr(room.game, "wants", None)
+        card = op.contest.info.get("card")
+        if callable(wants) and not wants(view, card):
+            return
+        reaction = room._rng.lognormvariate(BOT_REACTION_MU, BOT_REACTION_SIGMA)  # noqa: SLF001
+        if reaction >= self.params.window_ms:
+            return
+        key = op.contest.key
+
+        def grab() -> None:
+            if self.open is not None and self.open.contest.key == key:
+                self.open.arbiter.submit(seat, arb.Judgement(reaction_ms=reaction), now_ms())
+                self._schedule_settle()
+
+        room.rooms.loop_call_later(reaction / 1000, grab)
+
+    # ---- what the sockets say ---------------------------------------------------------------------
+
+    def seen(self, conn: Connection, nonce: Any) -> None:
+        op = self.open
+        offer = op.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
+        if offer is not None and offer.conn is conn:
+            offer.stamp.on_seen(now_ms())
+
+    def grab(self, conn: Connection, act_id: int, action: dict[str, Any]) -> None:
+        at = now_ms()
+        op = self.open
+        nonce = action.get("contest")
+        offer = op.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
+        if op is None or offer is None or offer.conn is not conn:
+            conn.error(act_id, "illegal", "that is not this connection's open contest")
+            return
+        if offer.stamp.t0 is None:
+            conn.error(act_id, "illegal", "the card has not been shown yet")
+            return
+        if any(o.seat == offer.seat and o.tried for o in op.offers.values()):
+            conn.error(act_id, "illegal", "one try per contest")
+            return
+        offer.tried = True
+        offer.stamp.grab = at
+        stats = self.stats.setdefault(offer.seat, arb.ReactionStats(self.params))
+        judgement = arb.judge(offer.stamp, conn.round_trips, self.params, stats)
+        if judgement.false_start:
+            self.room.metrics.false_starts.inc()
+            log(logger, logging.INFO, "false start", room=self.room.rid, seat=offer.seat,
+                judged_ms=round(judgement.reaction_ms, 1))
+        refused = op.arbiter.submit(offer.seat, judgement, at)
+        if refused == "late":
+            conn.error(act_id, "illegal", "the contest is closed")
+            return
+        conn.send_frame({"t": "ack", "id": act_id})
+        self._schedule_settle()
+
+    # ---- settling ---------------------------------------------------------------------------------
+
+    def _schedule_settle(self) -> None:
+        op = self.open
+        if op is None:
+            return
+        now = now_ms()
+        if op.arbiter.due(now):
+            self._settle()
+            return
+        when = op.arbiter.settle_at()
+        if when is not None:
+            if op.settle_handle is not None:
+                op.settle_handle.cancel()
+            op.settle_handle = self.room.rooms.loop_call_later(max(0.0, when - now) / 1000, self._maybe_settle)
+
+    def _maybe_settle(self) -> None:
+        op = self.open
+        if op is not None and op.arbiter.due(now_ms()):
+            self._settle()
+        else:
+            self._schedule_settle()
+
+    def _settle(self) -> None:
+        op = self.open
+        if op is None:
+            return
+        self._cancel(op)
+        self.open = None
+        result = op.arbiter.result()
+        for seat, judged in result.judged.items():
+            self.stats.setdefault(seat, arb.ReactionStats(self.params)).add(judged)
+        outcome = "won" if result.winner is not None else "nobody"
+        self.room.metrics.contests.labels(outcome).inc()
+        event = result.event()
+        event["stats"] = {str(s): self.stats[s].summary() for s in sorted(self.stats)}
+        self.room.send_event(event)
+        log(logger, logging.INFO, "contest settled", room=self.room.rid, contest=op.cid, winner=result.winner,
+            judged=event["judged"], refused=event["refused"], stats=event["stats"])
+        # fresh round trips right after each contest
+        for offer in op.offers.values():
+            offer.conn.ping()
+        self.room.submit(HUB, {"type": "contest_result", "key": op.contest.key, "winner": result.winner}, by="hub")
+
+    def _discard(self) -> None:
+        if self.open is not None:
+            self._cancel(self.open)
+            self.open = None
+
+    def _cancel(self, op: Open) -> None:
+        for h in (op.settle_handle, op.close_handle):
+            if h is not None:
+                h.cancel()
+
+    def close(self) -> None:
+        self._discard()
+
+    def player_stats(self) -> dict[str, Any]:
+        return {str(seat): st.summary() for seat, st in self.stats.items()}

@@ -1,0 +1,570 @@
+// The Frenzy Falls table, drawn from the view alone (the view contract of docs/frenzy_falls.md).
+//
+// The Pools are rows, Pool 1 at the top: the Score card first, then the Waterfall cards left to
+// right. Every choice the game asks for is made on the board where it applies: a hand card then a
+// Pool to play it to; a hand card to replace a PROXY; the card left or right of a BUMP; any card of
+// another Pool for a PULL; one's own card of a spilled Pool; the hand cards to discard at round end.
+// Only items of view.legal are ever sent, and only elements that lead to one are buttons.
+//
+// The Waterfall type of a card is its card back, so it is public: each type has a colour, a
+// symbol and a letter, and no colour is ever shown without the other two.
+
+import { h } from "../ui.js";
+
+// Loaded once, by this module, so the shared stylesheet needs no Frenzy Falls rules.
+if (typeof document !== "undefined" && !document.querySelector("link[data-ff-css]")) {
+  document.head.appendChild(h("link", { rel: "stylesheet", href: new URL("./frenzy_falls.css", import.meta.url).href, "data-ff-css": "" }));
+}
+
+const FALLS = {
+  Mountain: { sym: "▲", letter: "M", key: "mountain", back: "rocks" },
+  Glacier: { sym: "❄", letter: "G", key: "glacier", back: "ice wall" },
+  Desert: { sym: "Ψ", letter: "D", key: "desert", back: "cactus" },
+  Forest: { sym: "♣", letter: "F", key: "forest", back: "tree" },
+  Coastal: { sym: "≈", letter: "C", key: "coastal", back: "palm tree" },
+  Tropical: { sym: "✿", letter: "T", key: "tropical", back: "hibiscus" },
+};
+const FALLS_RE = /\b(Mountain|Glacier|Desert|Forest|Coastal|Tropical)\b/g;
+const ACTION_WORDS = {
+  PROXY: "replaced from hand",
+  BUMP: "moves a neighbour down",
+  PULL: "pulls a card here",
+};
+const SPILL_AT = 10;
+
+// What the player has picked on the way to a complete action: a hand card to play, or the hand
+// cards to discard. Kept per room, seat, round and phase (and hand size), so a selection never
+// survives into a moment where it means something else.
+let selection = { key: null, card: null, discard: new Set() };
+// The log box keeps the reader's place across re-renders unless they were at the bottom.
+let logScroll = { top: 0, atBottom: true };
+
+// --- reading the view -------------------------------------------------------------------------
+
+function playerAt(view, seat) {
+  return (Array.isArray(view.players) ? view.players : []).find((p) => p && p.seat === seat) || null;
+}
+
+function fallsOf(view, seat) {
+  const p = playerAt(view, seat);
+  const name = p && FALLS[p.falls] ? p.falls : null;
+  return name ? { name, ...FALLS[name] } : { name: `Seat ${seat}`, sym: "■", letter: String(seat), key: "unknown", back: "card" };
+}
+
+function nameOf(view, ctx, seat) {
+  if (seat === ctx.seat) return "you";
+  const p = playerAt(view, seat);
+  return (p && p.name) ? String(p.name) : fallsOf(view, seat).name;
+}
+
+function pools(view) {
+  return Array.isArray(view.pools) ? view.pools : [];
+}
+
+/** The Pool a card moves down to: the next one with a Score card, looping; null if none. */
+function below(view, pool) {
+  const list = pools(view);
+  for (let step = 1; step < list.length; step++) {
+    const target = (pool + step) % list.length;
+    if (list[target] && list[target].score) return target;
+  }
+  return null;
+}
+
+/** Each kind of legal action, indexed the way the board asks for it. */
+function readLegal(view) {
+  const out = { play: new Map(), proxy: new Map(), bump: new Map(), pull: new Map(), spill: new Map(), discard: new Map() };
+  for (const a of Array.isArray(view.legal) ? view.legal : []) {
+    if (!a || typeof a !== "object") continue;
+    if (a.type === "play" && Number.isInteger(a.card) && Number.isInteger(a.pool)) {
+      if (!out.play.has(a.card)) out.play.set(a.card, new Map());
+      out.play.get(a.card).set(a.pool, a);
+    } else if (a.type === "proxy" && Number.isInteger(a.card)) out.proxy.set(a.card, a);
+    else if (a.type === "bump" && (a.side === "left" || a.side === "right")) out.bump.set(a.side, a);
+    else if (a.type === "pull" && Number.isInteger(a.pool) && Number.isInteger(a.pos)) out.pull.set(`${a.pool}:${a.pos}`, a);
+    else if (a.type === "spill" && Number.isInteger(a.pos)) out.spill.set(a.pos, a);
+    else if (a.type === "discard" && Array.isArray(a.cards)) out.discard.set(discardKey(a.cards), a);
+  }
+  return out;
+}
+
+function discardKey(cards) {
+  return [...cards].map(Number).sort((x, y) => x - y).join(",");
+}
+
+// --- small pieces -----------------------------------------------------------------------------
+
+/** A Waterfall type as symbol, letter and word: never a colour alone. */
+function fallsChip(view, ctx, seat, { withName = true } = {}) {
+  const f = fallsOf(view, seat);
+  const who = withName ? nameOf(view, ctx, seat) : null;
+  return h("span", { class: `ff-chip falls-${f.key}`, "data-seat": seat },
+    h("span", { class: "ff-sym", "aria-hidden": "true" }, `${f.sym}${f.letter}`), ` ${f.name}`,
+    who && who !== f.name ? h("span", { class: "ff-who" }, ` (${who})`) : null);
+}
+
+function cardWords(card) {
+  if (!card || card.water === undefined) return "a face-down card";
+  const act = card.action ? `${card.action}, ` : "";
+  return `${act}${card.water} water, ${card.influence} influence`;
+}
+
+function influenceIcons(n) {
+  const k = Math.max(0, Math.min(6, Number(n) || 0));
+  return "✦".repeat(k) || "–";
+}
+
+/**
+ * One Waterfall card's face: owner (symbol + letter), water, influence, action. A face-down card of
+ * someone else shows only its back; one's own face-down card shows its face, marked as hidden.
+ */
+function cardBody(view, ctx, card, { hand = false } = {}) {
+  const seat = hand ? ctx.seat : card.seat;
+  const f = fallsOf(view, seat);
+  const known = card.water !== undefined;
+  const parts = [h("span", { class: "ff-owner", "aria-hidden": "true" }, `${f.sym} ${f.letter}`)];
+  if (known) {
+    parts.push(
+      h("span", { class: "ff-water" }, String(card.water), h("small", {}, " water")),
+      h("span", { class: "ff-infl", title: `${card.influence} influence` },
+        h("span", { class: "ff-icons", "aria-hidden": "true" }, influenceIcons(card.influence)),
+        h("small", {}, ` ${card.influence} infl.`)),
+      card.action ? h("span", { class: `ff-act act-${String(card.action).toLowerCase()}` }, String(card.action)) : null);
+  } else {
+    parts.push(h("span", { class: "ff-back", "aria-hidden": "true" }, f.sym), h("span", { class: "ff-down" }, "face down"));
+  }
+  if (!hand && card.up === false && known) parts.push(h("span", { class: "ff-hidden-tag" }, "◌ face down: only you see it"));
+  return parts;
+}
+
+function cardClass(view, ctx, card, { hand = false } = {}) {
+  const seat = hand ? ctx.seat : card.seat;
+  const cls = ["ff-card", `falls-${fallsOf(view, seat).key}`];
+  if (!hand && card.up === false) cls.push(card.water !== undefined ? "down mine-down" : "down");
+  if (seat === ctx.seat) cls.push("mine");
+  return cls;
+}
+
+function cardLabel(view, ctx, card, where, { hand = false } = {}) {
+  const seat = hand ? ctx.seat : card.seat;
+  const owner = seat === ctx.seat ? "your" : `${fallsOf(view, seat).name} (${nameOf(view, ctx, seat)})`;
+  if (hand) return `${where}: ${cardWords(card)}`;
+  if (card.up === false && card.water === undefined) return `${where}: a face-down ${owner} card`;
+  if (card.up === false) return `${where}: ${owner} face-down card (only you see it): ${cardWords(card)}`;
+  return `${where}: ${owner} card, ${cardWords(card)}`;
+}
+
+/**
+ * A card that is a button when `action` (or `onclick`) is given, a plain box otherwise. Buttons
+ * carry data-legal="true" and a word saying what pressing them does.
+ */
+function cardEl(view, ctx, card, { where, hand = false, tag = null, onclick = null, focusKey, extraClass = [], pressed, testid, data = {} }) {
+  const cls = [...cardClass(view, ctx, card, { hand }), ...extraClass];
+  const body = cardBody(view, ctx, card, { hand });
+  const label = cardLabel(view, ctx, card, where, { hand });
+  const attrs = { "data-testid": testid, dataset: data };
+  if (!onclick) return h("div", { ...attrs, class: cls.join(" "), role: "img", "aria-label": label }, ...body);
+  return h("button", {
+    ...attrs, type: "button", class: [...cls, "legal"].join(" "), "data-legal": "true", "data-focus-key": focusKey,
+    "aria-pressed": pressed === undefined ? undefined : String(Boolean(pressed)),
+    "aria-label": `${label}${tag ? ` (${tag})` : ""}`, onclick,
+  }, ...body, tag ? h("span", { class: "ff-tag" }, tag) : null);
+}
+
+// --- the board --------------------------------------------------------------------------------
+
+function scoreCardEl(pool, index) {
+  const s = pool.score;
+  if (!s) {
+    return h("div", { class: "ff-score none", role: "img", "aria-label": `Pool ${index + 1} has no Score card left` },
+      h("span", { class: "ff-s-pts" }, "✕"), h("small", {}, "no Score card"));
+  }
+  return h("div", { class: "ff-score", role: "img", "data-testid": "score-card",
+    "aria-label": `Pool ${index + 1} Score card: ${s.points} points, ${s.water} water` },
+  h("span", { class: "ff-s-pts" }, `★ ${s.points}`), h("small", {}, s.points === 1 ? "point" : "points"),
+  h("span", { class: "ff-s-water" }, `${s.water} water`));
+}
+
+/** Visible influence of each seat in a Pool, and how many face-down cards each still has there. */
+function influenceLine(view, ctx, pool) {
+  const by = new Map();
+  for (const c of Array.isArray(pool.cards) ? pool.cards : []) {
+    if (!by.has(c.seat)) by.set(c.seat, { shown: 0, down: 0 });
+    const e = by.get(c.seat);
+    if (c.up) e.shown += Number(c.influence) || 0;
+    else e.down += 1;
+  }
+  if (!by.size) return null;
+  return h("p", { class: "ff-influence" }, h("span", { class: "muted" }, "Influence: "),
+    ...[...by.entries()].map(([seat, e], i) => [i ? " · " : "",
+      fallsChip(view, ctx, seat, { withName: false }), ` ${e.shown}`, e.down ? h("span", { class: "muted" }, ` +${e.down} face down`) : null]));
+}
+
+function waterMeter(pool) {
+  if (!pool.score) return h("span", { class: "ff-meter closed", "data-testid": "pool-water" }, "✕ no Score card: this Pool never spills");
+  const water = Number(pool.water) || 0;
+  const down = (Array.isArray(pool.cards) ? pool.cards : []).filter((c) => !c.up).length;
+  const pct = Math.min(100, Math.round((water / SPILL_AT) * 100));
+  const full = water >= SPILL_AT;
+  return h("span", { class: `ff-meter${full ? " full" : ""}`, "data-testid": "pool-water" },
+    h("span", { class: "ff-bar", "aria-hidden": "true" }, h("span", { style: { width: `${pct}%` } })),
+    h("span", {}, `${full ? "⚠ " : ""}${water} / ${SPILL_AT} water`),
+    down ? h("span", { class: "muted" }, ` +${down} face down`) : null);
+}
+
+function poolRow(view, ctx, legal, index) {
+  const pool = pools(view)[index];
+  const cards = Array.isArray(pool.cards) ? pool.cards : [];
+  const pending = view.pending && typeof view.pending === "object" ? view.pending : null;
+  const spill = view.spill && typeof view.spill === "object" ? view.spill : null;
+  const revealing = view.reveal && view.reveal.pool === index;
+  const mineToAct = pending && pending.seat === ctx.seat;
+  const notes = [];
+
+  const cells = cards.map((card, pos) => {
+    const where = `Pool ${index + 1}, card ${pos + 1}`;
+    const common = { where, focusKey: `pool-${index}-${pos}`, testid: "pool-card", data: { pool: index, pos } };
+    const extra = [];
+    if (pending && pending.pool === index && pending.pos === pos && pending.kind !== "spill") extra.push("resolving");
+    // A BUMP's neighbours.
+    if (pending && pending.kind === "bump" && pending.pool === index && (pos === pending.pos - 1 || pos === pending.pos + 1)) {
+      const side = pos === pending.pos - 1 ? "left" : "right";
+      const act = legal.bump.get(side);
+      if (act) {
+        const t = below(view, index);
+        return cardEl(view, ctx, card, { ...common, extraClass: extra,
+          tag: `⇩ bump ${side} card to Pool ${t === null ? "?" : t + 1}`, onclick: () => ctx.send(act) });
+      }
+    }
+    const pull = pending && pending.kind === "pull" ? legal.pull.get(`${index}:${pos}`) : undefined;
+    if (pull) {
+      return cardEl(view, ctx, card, { ...common, extraClass: extra,
+        tag: `⇧ pull to Pool ${pending.pool + 1}`, onclick: () => ctx.send(pull) });
+    }
+    const sp = spill && spill.pool === index ? legal.spill.get(pos) : undefined;
+    if (sp) {
+      const t = below(view, index);
+      return cardEl(view, ctx, card, { ...common, extraClass: extra,
+        tag: t === null ? "✕ discard it (no Pool left)" : `⇩ move to Pool ${t + 1}`, onclick: () => ctx.send(sp) });
+    }
+    return cardEl(view, ctx, card, { ...common, extraClass: extra });
+  });
+
+  // Playing: once a hand card is chosen, every Pool it may go to offers "play here" at its end.
+  let drop = null;
+  if (selection.card !== null && legal.play.has(selection.card)) {
+    const act = legal.play.get(selection.card).get(index);
+    if (act) {
+      drop = h("button", { type: "button", class: "ff-drop legal", "data-legal": "true", "data-testid": "play-here",
+        "data-pool": index, "data-focus-key": `drop-${index}`,
+        "aria-label": `Play your chosen card face down to the end of Pool ${index + 1}`,
+        onclick: async () => { if (await ctx.send(act)) selection.card = null; } },
+      h("span", { "aria-hidden": "true" }, "▼"), ` Play here`, h("small", {}, `end of Pool ${index + 1}`));
+    }
+  }
+
+  if (revealing && !spill) notes.push(h("span", { class: "ff-note reveal" }, "◉ the reveal is here"));
+  if (spill && spill.pool === index) {
+    notes.push(h("span", { class: "ff-note spill" }, "≋ spilled over: ",
+      fallsChip(view, ctx, spill.winner), " won its Score card; the others each move one card down"));
+  }
+  if (pending && pending.pool === index && pending.kind !== "spill") {
+    notes.push(h("span", { class: "ff-note act" }, `⚡ ${pending.kind.toUpperCase()} of `,
+      fallsChip(view, ctx, pending.seat), mineToAct ? ": your choice" : " resolving"));
+  }
+  if (pending && pending.kind === "pull" && mineToAct && pending.pool === index) {
+    notes.push(h("span", { class: "ff-note target" }, "⇧ the pulled card comes to the end of this Pool"));
+  }
+
+  const classes = ["ff-pool"];
+  if (revealing) classes.push("revealing");
+  if (spill && spill.pool === index) classes.push("spilled");
+  if (!pool.score) classes.push("closed");
+  return h("section", { class: classes.join(" "), "data-testid": "pool", "data-pool": index, "aria-label": `Pool ${index + 1}` },
+    h("header", { class: "ff-pool-head" },
+      h("h3", {}, `Pool ${index + 1}`),
+      waterMeter(pool),
+      ...notes),
+    h("div", { class: "ff-row" },
+      scoreCardEl(pool, index),
+      ...cells,
+      cells.length ? null : h("span", { class: "ff-empty muted" }, "no Waterfall card yet"),
+      drop),
+    influenceLine(view, ctx, pool));
+}
+
+function handPanel(view, ctx, legal) {
+  if (ctx.isSpectator) return null;
+  const hand = Array.isArray(view.hand) ? view.hand : [];
+  const phase = view.phase;
+  const discarding = Array.isArray(view.discarding) ? new Set(view.discarding) : null;
+  const pending = view.pending;
+  const cells = hand.map((card, i) => {
+    const common = { where: `Hand card ${i + 1}`, hand: true, focusKey: `hand-${i}`, testid: "hand-card", data: { index: i } };
+    if (phase === "play" && legal.play.has(i)) {
+      const chosen = selection.card === i;
+      return cardEl(view, ctx, card, { ...common, pressed: chosen, extraClass: chosen ? ["selected"] : [],
+        tag: chosen ? "✔ chosen: now pick a Pool" : "choose to play",
+        onclick: () => { selection.card = chosen ? null : i; ctx.rerender(); } });
+    }
+    if (phase === "proxy" && legal.proxy.has(i)) {
+      const act = legal.proxy.get(i);
+      return cardEl(view, ctx, card, { ...common,
+        tag: `⇄ replaces the PROXY in Pool ${pending ? pending.pool + 1 : "?"}`, onclick: () => ctx.send(act) });
+    }
+    if (phase === "discard" && legal.discard.size) {
+      const on = selection.discard.has(i);
+      return cardEl(view, ctx, card, { ...common, pressed: on, extraClass: on ? ["selected", "to-discard"] : [],
+        tag: on ? "✕ to discard (press to keep)" : "✓ keep (press to discard)",
+        onclick: () => { if (on) selection.discard.delete(i); else selection.discard.add(i); ctx.rerender(); } });
+    }
+    const extra = discarding && discarding.has(i) ? ["to-discard"] : [];
+    return cardEl(view, ctx, card, { ...common, extraClass: extra });
+  });
+
+  // The same choice of Pool as "Play here" at each Pool's end, next to the hand: on a phone the
+  // Pools may be a long scroll away from the card just chosen.
+  let playTo = null;
+  if (phase === "play" && selection.card !== null && legal.play.has(selection.card)) {
+    const targets = [...legal.play.get(selection.card).entries()].sort((a, b) => a[0] - b[0]);
+    playTo = h("div", { class: "ff-play-to", "data-testid": "play-to-row" }, h("span", {}, "Play it face down to: "),
+      ...targets.map(([p, act]) => h("button", { type: "button", class: "ff-pool-button legal", "data-legal": "true",
+        "data-testid": "play-to", "data-pool": p, "data-focus-key": `playto-${p}`,
+        "aria-label": `Play your chosen card face down to the end of Pool ${p + 1}`,
+        onclick: async () => { if (await ctx.send(act)) selection.card = null; } }, `▼ Pool ${p + 1}`)));
+  }
+  let confirm = null;
+  if (phase === "discard" && legal.discard.size) {
+    const key = discardKey(selection.discard);
+    const act = legal.discard.get(key);
+    const n = selection.discard.size;
+    if (act) {
+      confirm = h("button", { type: "button", class: "primary ff-confirm legal", "data-legal": "true", "data-testid": "discard-confirm",
+        "data-focus-key": "discard-confirm",
+        onclick: async () => { if (await ctx.send(act)) selection.discard = new Set(); } },
+      n ? `✕ Discard ${n} card${n === 1 ? "" : "s"} and draw to 5` : "✓ Keep my whole hand and draw to 5");
+    }
+  }
+  const p = playerAt(view, ctx.seat) || {};
+  const title = h("h3", {}, "Your hand ", fallsChip(view, ctx, ctx.seat, { withName: false }),
+    h("span", { class: "muted" }, ` ${hand.length} card${hand.length === 1 ? "" : "s"} · deck ${p.deck ?? "?"} · discard pile ${p.discard ?? "?"}`));
+  const discardNote = discarding
+    ? h("p", { class: "ff-chosen", "data-testid": "discard-chosen" }, discarding.size
+      ? `You discard ${discarding.size} card${discarding.size === 1 ? "" : "s"} (marked ✕); waiting for the others to choose.`
+      : "You keep your whole hand; waiting for the others to choose.")
+    : null;
+  const pile = Array.isArray(view.discard_pile) ? view.discard_pile : [];
+  return h("section", { class: "ff-hand-box", "data-testid": "hand", "aria-label": "Your hand" },
+    title,
+    h("div", { class: "ff-row ff-hand" }, ...cells, cells.length ? null : h("span", { class: "muted" }, "Your hand is empty.")),
+    playTo,
+    confirm ? h("div", { class: "ff-confirm-row" }, confirm) : null,
+    discardNote,
+    pile.length ? h("details", { class: "ff-pile" }, h("summary", {}, `Your discard pile (${pile.length}, only you see it)`),
+      h("div", { class: "ff-row small" }, ...pile.map((c, i) => cardEl(view, ctx, c, { where: `Discard pile card ${i + 1}`, hand: true })))) : null);
+}
+
+function scoreboard(view, ctx) {
+  const players = Array.isArray(view.players) ? view.players : [];
+  const active = new Set(Array.isArray(view.active) ? view.active : []);
+  const winners = new Set(view.result && Array.isArray(view.result.winners) ? view.result.winners : []);
+  return h("div", { class: "ff-scoreboard scroll", "data-testid": "ff-scoreboard" },
+    h("table", {},
+      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Score cards"),
+        h("th", {}, "Hand"), h("th", {}, "To play"))),
+      h("tbody", {}, ...players.map((p) => h("tr", {
+        class: [active.has(p.seat) && !view.result ? "active" : "", winners.has(p.seat) ? "winner" : "", p.seat === ctx.seat ? "me" : ""].join(" ").trim(),
+        "data-seat": p.seat,
+      },
+      h("th", { scope: "row" }, winners.has(p.seat) ? "♛ " : active.has(p.seat) && !view.result ? "▶ " : "",
+        fallsChip(view, ctx, p.seat), p.first ? h("span", { class: "ff-first", title: "First Player card" }, " ① first") : null),
+      h("td", { class: "num" }, `★ ${p.points ?? 0}`),
+      h("td", { class: "num" }, String(p.score_cards ?? 0)),
+      h("td", { class: "num" }, String(p.hand ?? 0)),
+      h("td", { class: "num" }, String(p.to_play ?? 0)))))));
+}
+
+// --- the log ----------------------------------------------------------------------------------
+
+function logKind(text) {
+  if (/^Round \d+(:| ends)|^The game begins/.test(text)) return ["round", "●"];
+  if (/^The game is over/.test(text)) return ["over", "♛"];
+  if (/spills over/.test(text)) return ["spill", "≋"];
+  if (/plays a card face down/.test(text)) return ["play", "▸"];
+  if (/reveals/.test(text)) return ["reveal", "◉"];
+  if (/PROXY|BUMP|PULL/.test(text)) return ["action", "⚡"];
+  if (/moves .* to the end of Pool/.test(text)) return ["cascade", "⤵"];
+  if (/Back to Pool 1|reveal begins/.test(text)) return ["pass", "↺"];
+  if (/Score card|game ends/.test(text)) return ["score", "★"];
+  return ["other", "·"];
+}
+
+/** A log line with each Waterfall type shown as its chip (symbol, letter, name of the player). */
+function logLine(view, ctx, text, seatsByFalls) {
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(FALLS_RE)) {
+    parts.push(text.slice(last, m.index));
+    const seat = seatsByFalls.get(m[1]);
+    parts.push(seat === undefined ? m[1] : fallsChip(view, ctx, seat));
+    last = m.index + m[1].length;
+  }
+  parts.push(text.slice(last));
+  return parts;
+}
+
+function logPanel(view, ctx) {
+  const log = Array.isArray(view.log) ? view.log.slice(-40) : [];
+  const seatsByFalls = new Map((Array.isArray(view.players) ? view.players : []).map((p) => [p.falls, p.seat]));
+  const total = Number.isInteger(view.log_total) ? view.log_total : log.length;
+  const items = log.map((line, i) => {
+    const text = typeof line === "string" ? line : String((line && line.text) || "");
+    const [kind, sym] = logKind(text);
+    return h("li", { class: `ff-log-${kind}`, "data-n": total - log.length + i + 1 },
+      h("span", { class: "ff-log-sym", "aria-hidden": "true" }, sym), " ", ...logLine(view, ctx, text, seatsByFalls));
+  });
+  const box = h("ol", { class: "ff-log", "data-testid": "ff-log", tabindex: "0", "aria-label": "What happened, oldest first" },
+    ...items, items.length ? null : h("li", { class: "muted" }, "Nothing has happened yet."));
+  box.addEventListener("scroll", () => {
+    logScroll = { top: box.scrollTop, atBottom: box.scrollHeight - box.scrollTop - box.clientHeight < 24 };
+  });
+  return h("section", { class: "ff-log-box" },
+    h("h3", {}, "What happened ", h("span", { class: "muted" }, "(reveals, actions, spillovers and cascades)")), box);
+}
+
+// --- words ------------------------------------------------------------------------------------
+
+function hint(view, ctx, legal) {
+  if (view.result) return "The game is over: the Score cards have been added up.";
+  if (view.phase === "waiting") return "Waiting for every seat to be taken: the game starts by itself.";
+  const pending = view.pending;
+  const mine = Array.isArray(view.active) && view.active.includes(ctx.seat);
+  if (ctx.isSpectator || !mine) {
+    const who = (view.active || []).map((s) => nameOf(view, ctx, s)).join(", ") || "the table";
+    const base = ctx.isSpectator ? "You are watching: face-down cards show only their backs. " : "";
+    return `${base}Waiting for ${who}: ${phaseWords(view, ctx)}.`;
+  }
+  const pool = pending && Number.isInteger(pending.pool) ? pending.pool : 0;
+  const spilled = view.spill && Number.isInteger(view.spill.pool) ? view.spill.pool : 0;
+  switch (view.phase) {
+    case "play":
+      return selection.card === null
+        ? "Your turn: choose a card of your hand, then the Pool to play it to (face down, at the end)."
+        : "Now choose the Pool for your card: “▼ Play here” at a Pool's end, or a Pool under your hand. Choose another hand card to change it; Esc cancels.";
+    case "proxy":
+      return `Your PROXY in Pool ${pool + 1} is revealed: choose the hand card that replaces it (face up; its action resolves at once).`;
+    case "bump": {
+      const t = below(view, pool);
+      return `Your BUMP in Pool ${pool + 1}: choose the card to its left or right to move to the end of Pool ${t === null ? "?" : t + 1}.`;
+    }
+    case "pull":
+      return `Your PULL in Pool ${pool + 1}: choose any card of another Pool to bring to the end of Pool ${pool + 1}.`;
+    case "spill": {
+      const t = below(view, spilled);
+      return `Pool ${spilled + 1} spilled over and you did not win it: choose one of your cards there to move to ${t === null ? "your discard pile" : `Pool ${t + 1}`}; the rest are discarded.`;
+    }
+    case "discard":
+      return "Round end: mark the hand cards you want to discard (or none), then confirm; you draw back to 5.";
+    default:
+      return legal ? "Choose a highlighted element." : "";
+  }
+}
+
+function phaseWords(view, ctx) {
+  const p = view.pending || {};
+  const who = (seat) => (seat === ctx.seat ? "you" : nameOf(view, ctx, seat));
+  switch (view.phase) {
+    case "play": {
+      const s = Array.isArray(view.active) ? view.active[0] : null;
+      return `${s === ctx.seat ? "you play" : `${who(s)} plays`} a card face down to a Pool`;
+    }
+    case "proxy": return `${who(p.seat)} replace${p.seat === ctx.seat ? "" : "s"} the PROXY in Pool ${p.pool + 1} with a hand card`;
+    case "bump": return `${who(p.seat)} choose${p.seat === ctx.seat ? "" : "s"} which neighbour the BUMP in Pool ${p.pool + 1} moves down`;
+    case "pull": return `${who(p.seat)} choose${p.seat === ctx.seat ? "" : "s"} a card for the PULL in Pool ${p.pool + 1} to bring over`;
+    case "spill": return `${who(p.seat)} choose${p.seat === ctx.seat ? "" : "s"} a card to move down from spilled Pool ${(view.spill || {}).pool + 1}`;
+    case "discard": return "each player chooses cards to discard before drawing back to 5";
+    case "over": return "the game is over";
+    default: return String(view.phase || "").replace(/_/g, " ");
+  }
+}
+
+function finalPanel(view, ctx) {
+  const r = view.result;
+  if (!r) return null;
+  const scores = Array.isArray(r.scores) ? r.scores : [];
+  const cards = Array.isArray(r.score_cards) ? r.score_cards : [];
+  const winners = new Set(Array.isArray(r.winners) ? r.winners : []);
+  const order = scores.map((_, s) => s).sort((a, b) => (scores[b] - scores[a]) || ((cards[b] ?? 0) - (cards[a] ?? 0)) || (a - b));
+  return h("section", { class: "ff-final card", "data-testid": "ff-final" },
+    h("h3", {}, "Final Score cards"),
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Score cards"))),
+      h("tbody", {}, ...order.map((s) => h("tr", { class: winners.has(s) ? "winner" : "", "data-seat": s },
+        h("th", { scope: "row" }, winners.has(s) ? "♛ " : "", fallsChip(view, ctx, s)),
+        h("td", { class: "num" }, `★ ${scores[s]}`), h("td", { class: "num" }, String(cards[s] ?? "?")))))),
+    h("p", { class: "muted" }, "Most points wins; a tie goes to the most Score cards; a tie after that is shared."));
+}
+
+export default {
+  id: "frenzy_falls",
+  title: "Frenzy Falls",
+  summary: `Each player owns a deck of 15 Waterfall cards of one type (Mountain ▲M, Glacier ❄G, Desert ΨD, Forest ♣F, Coastal ≈C, Tropical ✿T). Each card has a water value, influence icons (✦) and sometimes an action. The Pools are rows, each led by a Score card that shows its points (★) and its own water.
+
+A round: in turn, each player plays one card face down to the end of any Pool, until everyone has played 2 (3 with two players). Then the cards are revealed from Pool 1 down, left to right. PROXY: replace it with a card from your hand. BUMP: move the card to its left or right to the next Pool down. PULL: bring any card of another Pool to this one.
+
+When a Pool's water (Score card included) reaches 10 it spills over: the player with the most influence there wins the Score card (ties: the leftmost card), discards their cards, and every other player moves one of their cards to the next Pool down (the bottom loops to the top) and discards the rest. That can cascade. At round end you may discard, then draw back to 5.
+
+When a Score card cannot be replaced the game ends after that round: most points wins, then most Score cards.`,
+
+  phaseText(view, ctx) {
+    const round = Number.isInteger(view.round) ? `Round ${view.round}: ` : "";
+    if (view.phase === "over") return "Game over: Score cards added up";
+    const w = phaseWords(view, ctx);
+    return `${round}${w.charAt(0).toUpperCase()}${w.slice(1)}`;
+  },
+
+  figures(player, view) {
+    const f = FALLS[player.falls];
+    const out = [];
+    if (f) out.push(`${f.sym}${f.letter} ${player.falls} Falls`);
+    out.push(`★ ${player.points ?? 0} points`, `${player.score_cards ?? 0} Score card${player.score_cards === 1 ? "" : "s"}`);
+    out.push(`hand ${player.hand ?? 0} · deck ${player.deck ?? 0} · discard ${player.discard ?? 0}`);
+    if (player.first) out.push("① first player");
+    if (player.to_play && view.phase === "play") out.push(`${player.to_play} to play`);
+    return out;
+  },
+
+  render(el, view, ctx) {
+    const hand = Array.isArray(view.hand) ? view.hand : [];
+    const key = `${ctx.room}:${ctx.seat}:${view.round}:${view.phase}:${hand.length}`;
+    if (selection.key !== key) selection = { key, card: null, discard: new Set() };
+    const legal = readLegal(view);
+    if (selection.card !== null && !legal.play.has(selection.card)) selection.card = null;
+    for (const i of [...selection.discard]) if (!(i >= 0 && i < hand.length)) selection.discard.delete(i);
+    // With one card to play, there is nothing to choose: that card is already picked.
+    if (view.phase === "play" && selection.card === null && legal.play.size === 1) selection.card = [...legal.play.keys()][0];
+
+    const n = pools(view).length;
+    const info = [
+      h("span", { "data-testid": "ff-round" }, `Round ${view.round ?? "?"}`),
+      " · ", h("span", {}, `${view.score_deck ?? "?"} Score card${view.score_deck === 1 ? "" : "s"} left to replace won ones`),
+      view.reveal ? [" · ", h("span", {}, `reveal pass ${view.reveal.pass}, at Pool ${view.reveal.pool + 1}`)] : null,
+    ];
+    const root = h("div", { class: "ff", "data-phase": view.phase, onkeydown: (e) => {
+      if (e.key === "Escape" && (selection.card !== null || selection.discard.size)) {
+        selection.card = null; selection.discard = new Set(); ctx.rerender();
+      }
+    } },
+    h("p", { class: "ff-info" }, ...info),
+    view.end_triggered && !view.result ? h("p", { class: "ff-warn", "data-testid": "end-triggered" },
+      "⚑ No Score card is left: the game ends when this round's reveal is over.") : null,
+    h("p", { class: "ff-hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
+    finalPanel(view, ctx),
+    h("div", { class: "ff-pools", "data-testid": "pools" }, ...Array.from({ length: n }, (_, i) => poolRow(view, ctx, legal, i))),
+    handPanel(view, ctx, legal),
+    scoreboard(view, ctx),
+    logPanel(view, ctx));
+    el.appendChild(root);
+    const box = root.querySelector(".ff-log");
+    if (box) box.scrollTop = logScroll.atBottom ? box.scrollHeight : logScroll.top;
+  },
+};

@@ -1,0 +1,807 @@
+// The Waterfall Park table, drawn from the view alone (docs/waterfall_park.md: "The view", "Actions",
+// "The offer schema").
+//
+// The board is a grid of `board.width` x `board.height` cells: rectangular blocks of locations,
+// paths between them and the waterfall. Each location shows its number, its owner (colour tint,
+// thick border and the owner's symbol in the top-left corner, as bases stand on the real board) and
+// the Attraction tile built on it (two letters; the full name on hover and for screen readers).
+//
+// What can be clicked follows view.legal:
+// - Preparation: Location cards of the hand (in the hand panel or on the board), two of them, then
+//   the one button that sends the matching `discard` item of view.legal.
+// - Exchange: accept / decline / withdraw / ready / unready, each an item of view.legal. Offers are
+//   the one action the engine cannot list, so they are composed here from clicks on owned
+//   locations and on the tiles in front of the players, with coins fields, per the offer schema.
+// - Construction: one of your tile kinds, then one of the locations that the legal `build` items
+//   pair with it; `done`.
+// Spectators get the same board with nothing clickable.
+
+import { h } from "../ui.js";
+
+// The table's own styles live beside it, loaded once with the module.
+if (typeof document !== "undefined" && !document.querySelector("link[data-wpark-css]")) {
+  document.head.appendChild(h("link", { rel: "stylesheet", href: new URL("./waterfall_park.css", import.meta.url).href,
+    "data-wpark-css": "1" }));
+}
+
+// Two letters per attraction: unique, and readable in a 24 px cell. The full name is in title and
+// aria-label everywhere the code appears.
+const CODES = {
+  "Gift Shop": "Gi", "Ice Cream Stand": "Ic", Bar: "Ba",
+  "Ghost Train": "Gh", Carousel: "Ca", "Bowling Alley": "Bo",
+  Theater: "Th", Circus: "Ci", Pool: "Po",
+};
+const PHASES = {
+  preparation: "Preparation",
+  exchange: "Exchange",
+  construction: "Construction",
+  over: "Game over",
+};
+
+// Local choices that are not yet actions: the two cards picked for the discard, the tile kind
+// picked for building, and the offer being composed. Kept per room, seat, round and phase, so a
+// choice never survives into a phase where it means nothing.
+let ui = fresh(null);
+
+function fresh(key) {
+  return { key, discard: [], tile: null, draft: { partners: [], locations: [], tiles: [], coins: {} } };
+}
+
+function code(name) {
+  return CODES[name] || String(name || "?").slice(0, 2);
+}
+
+function colourClass(p) {
+  return p && p.colour ? `wp-own-${String(p.colour).toLowerCase().replace(/[^a-z]/g, "")}` : "wp-own-none";
+}
+
+function playerAt(view, seat) {
+  return (Array.isArray(view.players) ? view.players : []).find((p) => p && p.seat === seat) || null;
+}
+
+/** "♥ Pink" — a colour always comes with its symbol and its word. */
+function badge(view, seat) {
+  const p = playerAt(view, seat);
+  if (!p) return `Seat ${seat}`;
+  return `${p.glyph || ""} ${p.colour || `Seat ${seat}`}`.trim();
+}
+
+/** "♥ Pink (you)" or "★ Yellow (Ann)": colour, symbol and who plays it. */
+function who(view, ctx, seat) {
+  const name = seat === ctx.seat ? "you" : ctx.name(seat);
+  return `${badge(view, seat)} (${name})`;
+}
+
+/** "Pink (you)": for a swatch, which shows the symbol itself. */
+function named(view, ctx, seat) {
+  const p = playerAt(view, seat);
+  return `${p ? p.colour : `Seat ${seat}`} (${seat === ctx.seat ? "you" : ctx.name(seat)})`;
+}
+
+function swatch(view, seat, text) {
+  const p = playerAt(view, seat);
+  return h("span", { class: `wp-swatch ${colourClass(p)}`, "data-seat": seat },
+    h("span", { class: "wp-sym", "aria-hidden": "true" }, p ? p.glyph : "?"), " ", text ?? (playerAt(view, seat) || {}).colour ?? `Seat ${seat}`);
+}
+
+function sizeOf(view, name) {
+  const a = (Array.isArray(view.attractions) ? view.attractions : []).find((x) => x && x.name === name);
+  return a ? a.size : null;
+}
+
+function tileWords(view, name) {
+  const size = sizeOf(view, name);
+  return size ? `${name} (complete at ${size})` : String(name);
+}
+
+function tileCount(tiles) {
+  return Object.values(tiles || {}).reduce((a, b) => a + (Number(b) || 0), 0);
+}
+
+// ---- what view.legal allows ---------------------------------------------------------------------
+
+function readLegal(view) {
+  const out = { discards: new Map(), builds: new Map(), offers: new Map(), ready: null, unready: null, done: null };
+  for (const a of Array.isArray(view.legal) ? view.legal : []) {
+    if (!a || typeof a !== "object") continue;
+    if (a.type === "discard" && Array.isArray(a.cards)) out.discards.set([...a.cards].sort((x, y) => x - y).join(","), a);
+    else if (a.type === "build") {
+      if (!out.builds.has(a.tile)) out.builds.set(a.tile, new Map());
+      out.builds.get(a.tile).set(a.location, a);
+    } else if (a.type === "accept" || a.type === "decline" || a.type === "withdraw") {
+      if (!out.offers.has(a.offer)) out.offers.set(a.offer, []);
+      out.offers.get(a.offer).push(a);
+    } else if (a.type === "ready") out.ready = a;
+    else if (a.type === "unready") out.unready = a;
+    else if (a.type === "done") out.done = a;
+  }
+  // Offers cannot be listed; a seat whose legal list holds ready or unready is in the Exchange
+  // and may make them.
+  out.canOffer = view.phase === "exchange" && Boolean(out.ready || out.unready);
+  return out;
+}
+
+/** A button that sends one item of view.legal, verbatim. */
+function actButton(ctx, action, label, attrs = {}) {
+  return h("button", {
+    type: "button", class: `wp-act${attrs.class ? ` ${attrs.class}` : ""}`, "data-legal": "true",
+    "data-action": JSON.stringify(action), "data-focus-key": attrs.key || `act-${JSON.stringify(action)}`,
+    "data-testid": attrs.testid, title: attrs.title, "aria-label": attrs.aria,
+    onclick: async () => {
+      const ok = await ctx.send(action);
+      if (ok && attrs.after) attrs.after();
+    },
+  }, label);
+}
+
+// ---- the offer being composed -------------------------------------------------------------------
+
+function draft() {
+  return ui.draft;
+}
+
+/** Drop what no longer holds: a location whose owner changed, tiles its giver no longer has. */
+function pruneDraft(view, me) {
+  const d = draft();
+  const sites = Array.isArray(view.sites) ? view.sites : [];
+  const seats = new Set((view.players || []).map((p) => p.seat));
+  d.partners = d.partners.filter((s) => seats.has(s) && s !== me);
+  d.locations = d.locations.filter((it) => {
+    const site = sites[it.n - 1];
+    return site && site.owner === it.from && (it.to === null || it.to !== it.from);
+  });
+  d.tiles = d.tiles.filter((it) => {
+    const p = playerAt(view, it.from);
+    const held = p && p.tiles ? Number(p.tiles[it.name]) || 0 : 0;
+    it.count = Math.min(it.count, held);
+    return it.count > 0;
+  });
+  for (const key of Object.keys(d.coins)) {
+    const [f, t] = key.split(">").map(Number);
+    if (!(d.coins[key] > 0) || (f !== me && !d.partners.includes(f)) || (t !== me && !d.partners.includes(t))) delete d.coins[key];
+  }
+}
+
+/** Make a seat a partner of the offer; what had no receiver yet (yours, before any partner) goes to it. */
+function involve(seat, me) {
+  const d = draft();
+  if (seat !== me && !d.partners.includes(seat)) {
+    d.partners.push(seat);
+    d.partners.sort((a, b) => a - b);
+    for (const it of [...d.locations, ...d.tiles]) if (it.to === null && it.from !== seat) it.to = seat;
+  }
+}
+
+/** Who receives what `from` gives, by default: from you to your first partner, from others to you. */
+function defaultReceiver(from, me) {
+  if (from !== me) return me;
+  return draft().partners.length ? draft().partners[0] : null;
+}
+
+function toggleLocation(view, me, n) {
+  const d = draft();
+  const i = d.locations.findIndex((it) => it.n === n);
+  if (i >= 0) { d.locations.splice(i, 1); return; }
+  const owner = view.sites[n - 1].owner;
+  involve(owner, me);
+  d.locations.push({ n, from: owner, to: defaultReceiver(owner, me) });
+  d.locations.sort((a, b) => a.n - b.n);
+}
+
+function addTile(view, me, from, name) {
+  const d = draft();
+  involve(from, me);
+  const p = playerAt(view, from);
+  const held = p && p.tiles ? Number(p.tiles[name]) || 0 : 0;
+  const it = d.tiles.find((x) => x.from === from && x.name === name);
+  if (it) it.count = Math.min(held, it.count + 1);
+  else if (held > 0) d.tiles.push({ from, name, to: defaultReceiver(from, me), count: 1 });
+}
+
+function draftTiles(from, name) {
+  const it = draft().tiles.find((x) => x.from === from && x.name === name);
+  return it ? it.count : 0;
+}
+
+/** The composed offer as the schema's transfers: one per (from, to), sorted; null parts dropped. */
+function draftTransfers(view) {
+  const d = draft();
+  const map = new Map();
+  const get = (from, to) => {
+    const key = `${from}>${to}`;
+    if (!map.has(key)) map.set(key, { from, to, locations: [], tiles: {}, coins: 0 });
+    return map.get(key);
+  };
+  for (const it of d.locations) if (it.to !== null && it.to !== it.from) get(it.from, it.to).locations.push(it.n);
+  for (const it of d.tiles) {
+    if (it.to === null || it.to === it.from || it.count <= 0) continue;
+    const t = get(it.from, it.to);
+    t.tiles[it.name] = (t.tiles[it.name] || 0) + it.count;
+  }
+  for (const [key, n] of Object.entries(d.coins)) {
+    const [from, to] = key.split(">").map(Number);
+    if (n > 0 && from !== to) get(from, to).coins = n;
+  }
+  const order = (Array.isArray(view.attractions) ? view.attractions : []).map((a) => a.name);
+  return [...map.values()]
+    .map((t) => ({
+      ...t,
+      locations: [...t.locations].sort((a, b) => a - b),
+      tiles: Object.fromEntries(Object.entries(t.tiles).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))),
+    }))
+    .sort((a, b) => a.from - b.from || a.to - b.to);
+}
+
+/** Why the composed offer cannot be sent yet, in words, or null. */
+function draftProblem(view, me, transfers) {
+  const d = draft();
+  if (!d.partners.length) return "Choose who you trade with, or click a location or tile of another player.";
+  if (d.locations.some((it) => it.to === null) || d.tiles.some((it) => it.to === null)) {
+    return "Choose who receives each item.";
+  }
+  if (!transfers.length) return "Add what each side gives: locations on the board, tiles, coins.";
+  const parties = new Set(transfers.flatMap((t) => [t.from, t.to]));
+  if (!parties.has(me)) return "You must give or receive something in your own offer.";
+  const mine = playerAt(view, me);
+  const paying = transfers.filter((t) => t.from === me).reduce((a, t) => a + t.coins, 0);
+  if (mine && typeof mine.coins === "number" && paying > mine.coins) return `You hold only ${mine.coins} coins.`;
+  const open = Object.values(view.offers || {}).filter((o) => o && o.author === me).length;
+  if (typeof view.max_offers === "number" && open >= view.max_offers) {
+    return `You already have ${open} open offers (at most ${view.max_offers}): withdraw one first.`;
+  }
+  return null;
+}
+
+// ---- words --------------------------------------------------------------------------------------
+
+function transferWords(view, ctx, t) {
+  const items = [];
+  if (t.locations && t.locations.length) items.push(`location${t.locations.length > 1 ? "s" : ""} ${t.locations.join(", ")}`);
+  for (const [name, n] of Object.entries(t.tiles || {})) if (n > 0) items.push(`${n}× ${name} [${code(name)}]`);
+  if (t.coins) items.push(`${t.coins} coin${t.coins > 1 ? "s" : ""}`);
+  return h("li", { class: "wp-transfer" }, swatch(view, t.from, named(view, ctx, t.from)), " gives ",
+    swatch(view, t.to, named(view, ctx, t.to)), ": ", items.join(" · ") || "nothing");
+}
+
+function hint(view, ctx, legal) {
+  if (view.result) return "The game is over: the final coins are below.";
+  if (ctx.isSpectator) return "You are watching: the board, the tiles, the offers and the announced incomes are public; coins stay secret until the end.";
+  const me = ctx.seat;
+  const waiting = (view.active || []).filter((s) => s !== me).map((s) => badge(view, s));
+  const others = waiting.length ? `Waiting for ${waiting.join(", ")}.` : "";
+  if (view.phase === "preparation") {
+    if (!legal.discards.size) return `You discard ${(view.discarded || []).join(" and ")}. ${others}`;
+    if (ui.discard.length < 2) return `Choose 2 Location cards to discard (${2 - ui.discard.length} more), in your hand or on the board.`;
+    return `Discard ${ui.discard.join(" and ")}? Press the button to confirm, or pick other cards.`;
+  }
+  if (view.phase === "exchange") {
+    if (legal.unready) return `You are ready. ${others} You may still offer, accept or press “Not ready”.`;
+    return "Trade: click locations on the board and tiles below to compose an offer, answer the offers for you, then press “Ready”.";
+  }
+  if (view.phase === "construction") {
+    if (!legal.done) return `You are done building. ${others}`;
+    if (!legal.builds.size) return "Nothing left to build: press “Done”.";
+    if (!ui.tile) return "Choose one of your tiles (below), then a highlighted location of yours; press “Done” when finished.";
+    return `Now choose where to build your ${ui.tile} (highlighted), or choose another tile.`;
+  }
+  return "";
+}
+
+// ---- the board ----------------------------------------------------------------------------------
+
+function cellAction(view, ctx, legal, n, site) {
+  if (ctx.isSpectator) return null;
+  const hand = Array.isArray(view.hand) ? view.hand : [];
+  if (view.phase === "preparation" && legal.discards.size && hand.includes(n)) {
+    const picked = ui.discard.includes(n);
+    return { kind: "pick", verb: picked ? "keep it instead" : "discard it", run: () => { toggleDiscard(n); ctx.rerender(); } };
+  }
+  if (legal.canOffer && site && site.owner !== null && site.owner !== undefined) {
+    const inDraft = draft().locations.some((it) => it.n === n);
+    return { kind: "compose", verb: inDraft ? "take it out of your offer" : site.owner === ctx.seat ? "offer it" : "ask for it",
+      run: () => { toggleLocation(view, ctx.seat, n); ctx.rerender(); } };
+  }
+  if (view.phase === "construction" && ui.tile && legal.builds.has(ui.tile)) {
+    const action = legal.builds.get(ui.tile).get(n);
+    if (action) return { kind: "build", verb: `build ${ui.tile} here`, action };
+  }
+  return null;
+}
+
+function toggleDiscard(n) {
+  const i = ui.discard.indexOf(n);
+  if (i >= 0) ui.discard.splice(i, 1);
+  else {
+    ui.discard.push(n);
+    while (ui.discard.length > 2) ui.discard.shift();
+  }
+  ui.discard.sort((a, b) => a - b);
+}
+
+function renderBoard(view, ctx, legal) {
+  const board = view.board || {};
+  const width = board.width || 15;
+  const height = board.height || 9;
+  const sites = Array.isArray(view.sites) ? view.sites : [];
+  const hand = new Set(Array.isArray(view.hand) ? view.hand : []);
+  const discarded = new Set(Array.isArray(view.discarded) ? view.discarded : []);
+  const inDraft = new Map(draft().locations.map((it) => [it.n, it]));
+  const offered = new Set();
+  for (const o of Object.values(view.offers || {})) for (const t of (o && o.transfers) || []) for (const n of t.locations || []) offered.add(n);
+
+  // Identical tiles of one owner that touch form an attraction: the cells are drawn joined.
+  const at = new Map((Array.isArray(board.locations) ? board.locations : []).map((l) => [`${l.x},${l.y}`, l.n]));
+  const same = (n, x, y) => {
+    const m = at.get(`${x},${y}`);
+    if (m === undefined) return false;
+    const a = sites[n - 1] || {};
+    const b = sites[m - 1] || {};
+    return Boolean(a.tile) && a.tile === b.tile && a.owner !== null && a.owner === b.owner;
+  };
+
+  const parts = [];
+  for (const b of Array.isArray(board.blocks) ? board.blocks : []) {
+    parts.push(h("div", { class: "wp-block", "aria-hidden": "true",
+      style: { gridColumn: `${b.x + 1} / span ${b.w}`, gridRow: `${b.y + 1} / span ${b.h}` } }));
+  }
+  const fall = board.waterfall;
+  if (fall) {
+    parts.push(h("div", { class: "wp-falls", title: "The waterfall (no locations)", "aria-label": "The waterfall",
+      style: { gridColumn: `${fall.x + 1} / span ${fall.w}`, gridRow: `${fall.y + 1} / span ${fall.h}` } },
+    h("span", {}, "≈ falls ≈")));
+  }
+  for (const loc of Array.isArray(board.locations) ? board.locations : []) {
+    const n = loc.n;
+    const site = sites[n - 1] || { owner: null, tile: null };
+    const owner = site.owner;
+    const p = owner === null || owner === undefined ? null : playerAt(view, owner);
+    const act = cellAction(view, ctx, legal, n, site);
+    const draftItem = inDraft.get(n);
+    const picked = ui.discard.includes(n) || discarded.has(n);
+    const words = [`Location ${n}, block ${loc.block}`];
+    words.push(p ? `owned by ${who(view, ctx, owner)}` : "unowned");
+    words.push(site.tile ? `built: ${tileWords(view, site.tile)}` : "empty");
+    if (hand.has(n)) words.push(picked ? "in your hand, to discard" : "in your hand");
+    if (draftItem) words.push(`in your new offer${draftItem.to !== null ? `, to ${who(view, ctx, draftItem.to)}` : ""}`);
+    if (offered.has(n)) words.push("named in an open offer");
+    const label = words.join("; ");
+    const classes = ["wp-cell", colourClass(p)];
+    if (site.tile) {
+      classes.push("built");
+      for (const [dx, dy, side] of [[1, 0, "r"], [-1, 0, "l"], [0, 1, "d"], [0, -1, "u"]]) {
+        if (same(n, loc.x + dx, loc.y + dy)) classes.push(`join-${side}`);
+      }
+    }
+    if (hand.has(n)) classes.push("in-hand");
+    if (picked) classes.push("picked");
+    if (draftItem) classes.push("in-draft");
+    if (offered.has(n)) classes.push("offered");
+    if (act) classes.push(act.kind === "compose" ? "composable" : "legal");
+    const content = [
+      p ? h("span", { class: "wp-glyph", "aria-hidden": "true" }, p.glyph) : null,
+      h("span", { class: "wp-num", "aria-hidden": "true" }, String(n)),
+      site.tile ? h("span", { class: "wp-tile", "aria-hidden": "true" }, code(site.tile)) : null,
+      h("span", { class: "wp-mark", "aria-hidden": "true" },
+        draftItem ? "⇄" : picked && hand.has(n) ? "✕" : hand.has(n) ? "◇" : act && act.kind === "build" ? "+" : offered.has(n) ? "·⇄" : ""),
+    ];
+    const attrs = {
+      class: classes.join(" "), "data-testid": "wp-cell", "data-n": n,
+      "data-owner": owner === null || owner === undefined ? "" : owner, "data-tile": site.tile || "",
+      style: { gridColumn: String(loc.x + 1), gridRow: String(loc.y + 1) }, title: label,
+    };
+    if (!act) {
+      parts.push(h("div", { ...attrs, role: "img", "aria-label": label }, ...content));
+      continue;
+    }
+    const extra = act.kind === "compose" ? { "data-compose": "true" } : { "data-legal": "true" };
+    if (act.action) extra["data-action"] = JSON.stringify(act.action);
+    parts.push(h("button", {
+      ...attrs, ...extra, type: "button", "data-focus-key": `cell-${n}`,
+      "aria-pressed": act.kind === "build" ? undefined : String(Boolean(draftItem || (act.kind === "pick" && picked))),
+      "aria-label": `${label} (${act.verb})`,
+      onclick: async () => {
+        if (act.run) { act.run(); return; }
+        const ok = await ctx.send(act.action);
+        if (ok) keepTileChoice(view, act.action.tile);
+      },
+    }, ...content));
+  }
+  return h("section", { class: "wp-board-box", "aria-label": "The park" },
+    h("div", { class: "wp-board", "data-testid": "wp-board",
+      style: { gridTemplateColumns: `repeat(${width}, minmax(0, 1fr))`, gridTemplateRows: rowSizes(board, height) } },
+    ...parts));
+}
+
+/** Rows with locations get full height; path rows (no location in them) stay thin, not collapsed. */
+function rowSizes(board, height) {
+  const used = new Set((Array.isArray(board.locations) ? board.locations : []).map((l) => l.y));
+  const rows = [];
+  for (let y = 0; y < height; y++) rows.push(used.has(y) ? "auto" : "0.55rem");
+  return rows.join(" ");
+}
+
+/** After a build, keep the same tile kind chosen while more of it remain. */
+function keepTileChoice(view, name) {
+  const p = playerAt(view, view.seat);
+  const left = p && p.tiles ? (Number(p.tiles[name]) || 0) - 1 : 0;
+  if (left <= 0 && ui.tile === name) ui.tile = null;
+}
+
+function renderLegend(view, ctx) {
+  const players = Array.isArray(view.players) ? view.players : [];
+  const attractions = Array.isArray(view.attractions) ? view.attractions : [];
+  const table = view.income_table || {};
+  const incomplete = Array.isArray(table.incomplete) ? table.incomplete : [];
+  const complete = table.complete || {};
+  const box = h("details", { class: "wp-legend", open: legendOpen(), "data-testid": "wp-legend" },
+    h("summary", {}, "Key: colours, attractions, income"),
+    h("p", { class: "wp-key" }, ...players.map((p) => [swatch(view, p.seat, `${p.colour} ${p.symbol || ""} = ${p.seat === ctx.seat ? "you" : ctx.name(p.seat)}`), " "]),
+      h("span", { class: "wp-swatch wp-own-none" }, "unowned")),
+    h("p", { class: "wp-key" }, ...attractions.map((a) => [h("span", { class: "wp-code", title: tileWords(view, a.name) },
+      h("b", {}, code(a.name)), ` ${a.name} (${a.size})`), " "])),
+    h("p", { class: "wp-key muted" },
+      `Income — incomplete attraction of 1/2/3/4 tiles: ${incomplete.join("/")} coins; complete at 3/4/5: `
+      + `${["3", "4", "5"].map((k) => complete[k]).join("/")} coins. ◇ a card in your hand · ⇄ in your new offer · `
+      + "·⇄ named in an open offer · + where the chosen tile can go. Identical tiles of one owner that touch "
+      + "are drawn joined: they form attractions, split the way that pays most."));
+  box.addEventListener("toggle", () => { legendChoice = box.open; });
+  return box;
+}
+
+// The key starts open on wide screens and closed on phones; a reader's own choice then sticks.
+let legendChoice = null;
+
+function legendOpen() {
+  if (legendChoice !== null) return legendChoice;
+  return typeof window === "undefined" || window.innerWidth >= 700;
+}
+
+// ---- your hand (Preparation) --------------------------------------------------------------------
+
+function renderHand(view, ctx, legal) {
+  if (ctx.isSpectator || view.phase !== "preparation") return null;
+  const hand = Array.isArray(view.hand) ? view.hand : [];
+  const locs = new Map(((view.board || {}).locations || []).map((l) => [l.n, l]));
+  const chosen = Array.isArray(view.discarded) ? view.discarded : null;
+  const can = legal.discards.size > 0;
+  const cards = hand.map((n) => {
+    const l = locs.get(n);
+    const where = l ? `block ${l.block}` : "";
+    const picked = can ? ui.discard.includes(n) : Boolean(chosen && chosen.includes(n));
+    const body = [h("span", { class: "wp-card-n" }, String(n)), h("span", { class: "wp-card-where" }, where),
+      h("span", { class: "wp-card-tag" }, picked ? "✕ discard" : "✔ keep")];
+    const attrs = { class: `wp-card${picked ? " picked" : ""}${can ? " legal" : ""}`, "data-testid": "wp-hand-card", "data-n": n };
+    if (!can) return h("div", { ...attrs, "aria-label": `Location card ${n}, ${where}: ${picked ? "discarded" : "kept"}` }, ...body);
+    return h("button", { ...attrs, type: "button", "data-legal": "true", "data-focus-key": `card-${n}`,
+      "aria-pressed": String(picked), "aria-label": `Location card ${n}, ${where} (${picked ? "picked to discard; press to keep" : "press to discard"})`,
+      onclick: () => { toggleDiscard(n); ctx.rerender(); } }, ...body);
+  });
+  const key = [...ui.discard].sort((a, b) => a - b).join(",");
+  const action = ui.discard.length === 2 ? legal.discards.get(key) : null;
+  const sched = (view.schedule || []).find((s) => s.round === view.round);
+  return h("section", { class: "wp-panel wp-hand", "data-testid": "wp-hand", "aria-label": "Your Location cards" },
+    h("h3", {}, "Your Location cards", sched ? h("span", { class: "muted" }, ` — keep ${sched.cards - sched.discard}, discard ${sched.discard}`) : null),
+    h("div", { class: "wp-cards" }, ...cards),
+    can ? h("p", { class: "wp-row" }, action
+      ? actButton(ctx, action, `✕ Discard ${action.cards.join(" and ")}`, { class: "primary", testid: "wp-discard", key: "discard",
+        after: () => { ui.discard = []; } })
+      : h("button", { type: "button", class: "wp-act", disabled: true, "data-testid": "wp-discard" }, "✕ Discard: pick 2 cards first"))
+      : h("p", { class: "muted" }, chosen ? `You discard ${chosen.join(" and ")}; the kept cards are revealed when everyone has chosen.` : ""));
+}
+
+// ---- tiles in front of each player ---------------------------------------------------------------
+
+function renderPlayers(view, ctx, legal) {
+  const players = Array.isArray(view.players) ? view.players : [];
+  const me = ctx.seat;
+  const order = ctx.isSpectator ? players : [...players.filter((p) => p.seat === me), ...players.filter((p) => p.seat !== me)];
+  const attractions = (view.attractions || []).map((a) => a.name);
+  const rows = order.map((p) => {
+    const tiles = p.tiles || {};
+    const chips = attractions.filter((name) => (Number(tiles[name]) || 0) > 0).map((name) => {
+      const n = Number(tiles[name]);
+      const inDraft = draftTiles(p.seat, name);
+      const words = `${n}× ${tileWords(view, name)}`;
+      const body = [h("b", {}, code(name)), ` ${name} ×${n}`, inDraft ? h("span", { class: "wp-chip-tag" }, ` ⇄${inDraft}`) : null];
+      const attrs = { class: "wp-chip", "data-testid": "wp-tile-chip", "data-seat": p.seat, "data-tile": name, title: words,
+        "data-in-draft": inDraft };
+      if (legal.canOffer && inDraft < n) {
+        return h("button", { ...attrs, class: "wp-chip composable", type: "button", "data-compose": "true",
+          "data-focus-key": `chip-${p.seat}-${name}`,
+          "aria-label": `${who(view, ctx, p.seat)}: ${words} (add one to your new offer${p.seat === me ? ", as yours to give" : ", as theirs to give"})`,
+          onclick: () => { addTile(view, me, p.seat, name); ctx.rerender(); } }, ...body, " +");
+      }
+      return h("span", { ...attrs, "aria-label": `${who(view, ctx, p.seat)}: ${words}${inDraft ? `, ${inDraft} in your new offer` : ""}` }, ...body);
+    });
+    const status = view.result ? "" : p.ready ? "✔ finished with this phase" : "◷ still deciding";
+    const coins = typeof p.coins === "number" ? `${p.coins} coins` : "coins secret";
+    return h("li", { class: `wp-player ${colourClass(p)}${p.seat === me ? " me" : ""}`, "data-testid": "wp-player", "data-seat": p.seat },
+      h("div", { class: "wp-player-head" },
+        swatch(view, p.seat, named(view, ctx, p.seat)),
+        h("span", { class: "muted" }, ` ${status}`)),
+      h("div", { class: "wp-figures" },
+        `${p.locations} locations · ${p.built} built · ${p.bases} bases left · ${coins} · earns ${p.earning} now`),
+      h("div", { class: "wp-chips", "data-testid": "wp-tiles", "data-seat": p.seat },
+        chips.length ? chips : h("span", { class: "muted" }, "no unbuilt tiles")));
+  });
+  return h("section", { class: "wp-panel", "aria-label": "Players and their unbuilt tiles" },
+    h("h3", {}, "Players and the tiles in front of them"),
+    h("ul", { class: "wp-players" }, ...rows));
+}
+
+// ---- Construction --------------------------------------------------------------------------------
+
+/** Your unbuilt tiles as buttons: the kinds that legal `build` items name. */
+function buildChips(view, ctx, legal) {
+  const me = playerAt(view, ctx.seat) || {};
+  const tiles = me.tiles || {};
+  return (view.attractions || []).map((a) => a.name).filter((name) => (Number(tiles[name]) || 0) > 0).map((name) => {
+    const n = Number(tiles[name]);
+    const words = `${n}× ${tileWords(view, name)}`;
+    const body = [h("b", {}, code(name)), ` ${name} ×${n}`];
+    const attrs = { "data-testid": "wp-tile-chip", "data-seat": ctx.seat, "data-tile": name, title: words };
+    if (!legal.builds.has(name)) return h("span", { ...attrs, class: "wp-chip", "aria-label": words }, ...body);
+    const sel = ui.tile === name;
+    return h("button", { ...attrs, class: `wp-chip legal${sel ? " selected" : ""}`, type: "button", "data-legal": "true",
+      "data-focus-key": `tile-${name}`, "aria-pressed": String(sel),
+      "aria-label": `${words} (${sel ? "chosen: now pick a location marked +" : "choose to build it"})`,
+      onclick: () => { ui.tile = sel ? null : name; ctx.rerender(); } }, ...body, sel ? " ✔" : null);
+  });
+}
+
+function renderConstruction(view, ctx, legal) {
+  if (ctx.isSpectator || view.phase !== "construction") return null;
+  const me = playerAt(view, ctx.seat) || {};
+  return h("section", { class: "wp-panel wp-build", "data-testid": "wp-build", "aria-label": "Construction" },
+    h("h3", {}, "Construction"),
+    h("p", {}, legal.done
+      ? (ui.tile ? `Building: ${tileWords(view, ui.tile)}. Pick one of your locations marked + on the board.`
+        : legal.builds.size ? "Pick one of your tiles, then one of your locations marked + on the board."
+          : "You have nothing you could build.")
+      : `You are done: ${me.built ?? 0} tiles of yours on the board.`),
+    legal.done && tileCount(me.tiles) ? h("div", { class: "wp-chips", "data-testid": "wp-my-tiles" }, ...buildChips(view, ctx, legal)) : null,
+    legal.done ? h("p", { class: "wp-row" }, actButton(ctx, legal.done, "■ Done building", { class: "primary", testid: "wp-done", key: "done" })) : null);
+}
+
+/** Above the park during the Exchange: ready or not, and how many offers wait for an answer. */
+function renderExchangeBar(view, ctx, legal) {
+  if (ctx.isSpectator || view.phase !== "exchange" || !(legal.ready || legal.unready)) return null;
+  const waiting = [...legal.offers.values()].filter((acts) => acts.some((a) => a.type === "decline" || a.type === "accept")).length;
+  const ready = legal.ready
+    ? actButton(ctx, legal.ready, "✔ Ready: end my Exchange", { class: "primary", testid: "wp-ready", key: "ready" })
+    : actButton(ctx, legal.unready, "↺ Not ready: negotiate again", { testid: "wp-unready", key: "ready" });
+  return h("section", { class: "wp-panel wp-exchange", "data-testid": "wp-exchange", "aria-label": "Exchange" },
+    h("p", { class: "wp-row" }, ready,
+      h("span", { class: waiting ? "wp-waiting" : "muted" }, waiting
+        ? `${waiting} offer${waiting > 1 ? "s" : ""} for you to answer, below the park.`
+        : legal.unready ? "You are ready; a new offer for you, or any trade, asks you again." : "Compose offers below the park.")));
+}
+
+// ---- Exchange: open offers and a new one -----------------------------------------------------------
+
+function renderOffers(view, ctx, legal) {
+  const offers = Object.values(view.offers || {}).filter((o) => o && typeof o === "object").sort((a, b) => a.id - b.id);
+  if (view.phase !== "exchange" && !offers.length) return null;
+  const me = ctx.seat;
+  const items = offers.map((o) => {
+    const parties = Array.isArray(o.parties) ? o.parties : [];
+    const accepted = new Set(Array.isArray(o.accepted) ? o.accepted : []);
+    const mine = legal.offers.get(o.id) || [];
+    const labels = { accept: "✔ Accept", decline: "✕ Decline", withdraw: "↶ Withdraw" };
+    return h("li", { class: `wp-offer${parties.includes(me) ? " for-me" : ""}`, "data-testid": "wp-offer", "data-id": o.id },
+      h("p", { class: "wp-offer-head" }, h("b", {}, `Offer #${o.id}`), " by ", swatch(view, o.author, named(view, ctx, o.author))),
+      h("ul", { class: "wp-transfers" }, ...(o.transfers || []).map((t) => transferWords(view, ctx, t))),
+      h("p", { class: "wp-offer-parties muted" }, "Parties: ", ...parties.map((s, i) => [i ? ", " : "",
+        `${badge(view, s)} ${accepted.has(s) ? "✔ accepted" : "◷ to answer"}`])),
+      mine.length ? h("p", { class: "wp-row" }, ...mine.map((a) => actButton(ctx, a, labels[a.type] || a.type,
+        { testid: `wp-${a.type}`, key: `${a.type}-${o.id}`, class: a.type === "accept" ? "primary" : "" }))) : null);
+  });
+  return h("section", { class: "wp-panel wp-offers", "data-testid": "wp-offers", "aria-label": "Offers" },
+    h("h3", {}, "Offers", h("span", { class: "muted" }, ` — ${view.trades || 0} trade${view.trades === 1 ? "" : "s"} so far`)),
+    items.length ? h("ol", { class: "wp-offer-list" }, ...items) : h("p", { class: "muted" }, "No open offers."),
+    legal.canOffer ? renderDraft(view, ctx) : null);
+}
+
+function coinsInput(view, ctx, from, to, max) {
+  const key = `${from}>${to}`;
+  const d = draft();
+  const value = d.coins[key] || 0;
+  const set = (n) => {
+    const v = Math.max(0, Math.min(max, Math.trunc(Number(n) || 0)));
+    if (v) d.coins[key] = v; else delete d.coins[key];
+  };
+  const input = h("input", { type: "text", inputmode: "numeric", pattern: "[0-9]*", size: 3, value: String(value),
+    class: "wp-coins", "data-testid": from === ctx.seat ? "wp-coins-give" : "wp-coins-take", "data-seat": from === ctx.seat ? to : from,
+    "data-focus-key": `coins-${key}`, "aria-label": `Coins ${who(view, ctx, from)} gives ${who(view, ctx, to)}`,
+    oninput: () => { set(input.value.replace(/[^0-9]/g, "")); ctx.rerender(); } });
+  const step = (delta, sym) => h("button", { type: "button", class: "wp-step", "data-compose": "true",
+    "data-focus-key": `coins-${key}-${sym}`, disabled: delta < 0 ? value <= 0 : value >= max,
+    "aria-label": `${delta < 0 ? "One coin less" : "One coin more"} from ${who(view, ctx, from)} to ${who(view, ctx, to)}`,
+    onclick: () => { set(value + delta); ctx.rerender(); } }, sym);
+  return h("span", { class: "wp-coin-field" }, step(-1, "−"), input, step(1, "+"));
+}
+
+function receiverSelect(view, ctx, item, from) {
+  const d = draft();
+  const choices = [ctx.seat, ...d.partners].filter((s) => s !== from);
+  const select = h("select", { class: "wp-to", "data-focus-key": `to-${item.n ?? `${from}-${item.name}`}`,
+    "aria-label": "Who receives it",
+    onchange: () => { item.to = select.value === "" ? null : Number(select.value); ctx.rerender(); } },
+  item.to === null ? h("option", { value: "", selected: true }, "— choose —") : null,
+  ...choices.map((s) => h("option", { value: s, selected: s === item.to }, who(view, ctx, s))));
+  return select;
+}
+
+function renderDraft(view, ctx) {
+  const me = ctx.seat;
+  const d = draft();
+  const players = (view.players || []).filter((p) => p.seat !== me);
+  const mine = playerAt(view, me) || {};
+  const myCoins = typeof mine.coins === "number" ? mine.coins : 0;
+  const transfers = draftTransfers(view);
+  const problem = draftProblem(view, me, transfers);
+  const open = Object.values(view.offers || {}).filter((o) => o && o.author === me).length;
+
+  const partnerButtons = players.map((p) => {
+    const on = d.partners.includes(p.seat);
+    return h("button", { type: "button", class: `wp-partner ${colourClass(p)}${on ? " on" : ""}`, "data-compose": "true",
+      "data-testid": "wp-partner", "data-seat": p.seat, "data-focus-key": `partner-${p.seat}`, "aria-pressed": String(on),
+      onclick: () => {
+        if (on) {
+          d.partners = d.partners.filter((s) => s !== p.seat);
+          d.locations = d.locations.filter((it) => it.from !== p.seat && it.to !== p.seat);
+          d.tiles = d.tiles.filter((it) => it.from !== p.seat && it.to !== p.seat);
+          for (const it of [...d.locations, ...d.tiles]) if (it.to === null) it.to = defaultReceiver(it.from, me);
+        } else {
+          involve(p.seat, me);
+        }
+        pruneDraft(view, me);
+        ctx.rerender();
+      } }, on ? "✔ " : "", h("span", { "aria-hidden": "true" }, p.glyph), ` ${p.colour} (${ctx.name(p.seat)})`);
+  });
+
+  const itemRows = [
+    ...d.locations.map((it) => h("li", {},
+      `Location ${it.n} from ${who(view, ctx, it.from)} to `, receiverSelect(view, ctx, it, it.from), " ",
+      h("button", { type: "button", class: "wp-step", "data-compose": "true", "data-focus-key": `rm-loc-${it.n}`,
+        "aria-label": `Take location ${it.n} out of the offer`,
+        onclick: () => { d.locations = d.locations.filter((x) => x !== it); ctx.rerender(); } }, "✕"))),
+    ...d.tiles.map((it) => h("li", {},
+      `${it.count}× ${it.name} [${code(it.name)}] from ${who(view, ctx, it.from)} to `, receiverSelect(view, ctx, it, it.from), " ",
+      h("button", { type: "button", class: "wp-step", "data-compose": "true", "data-focus-key": `rm-tile-${it.from}-${it.name}`,
+        "aria-label": `One ${it.name} less`,
+        onclick: () => { it.count -= 1; if (it.count <= 0) d.tiles = d.tiles.filter((x) => x !== it); ctx.rerender(); } }, "−1"))),
+  ];
+  const coinRows = d.partners.map((s) => h("li", {},
+    h("span", {}, `You give ${who(view, ctx, s)} `), coinsInput(view, ctx, me, s, myCoins), " coins · ",
+    h("span", {}, `${who(view, ctx, s)} gives you `), coinsInput(view, ctx, s, me, 10000), " coins"));
+
+  const action = { type: "offer", transfers };
+  return h("section", { class: "wp-draft", "data-testid": "wp-draft", "aria-label": "A new offer" },
+    h("h4", {}, "New offer", h("span", { class: "muted" }, ` — ${open} of ${view.max_offers ?? "?"} open offers are yours`)),
+    h("p", { class: "muted" }, "Click owned locations on the board and the tiles in front of the players to add them; "
+      + "what is yours goes to your partner, what is theirs comes to you (change it in each line)."),
+    h("p", { class: "wp-row" }, h("span", {}, "Trade with: "), ...partnerButtons),
+    itemRows.length ? h("ul", { class: "wp-items" }, ...itemRows) : null,
+    coinRows.length ? h("ul", { class: "wp-items" }, ...coinRows) : null,
+    transfers.length ? h("div", { class: "wp-preview" }, h("b", {}, "Your offer: "),
+      h("ul", { class: "wp-transfers" }, ...transfers.map((t) => transferWords(view, ctx, t)))) : null,
+    problem ? h("p", { class: "wp-problem", "data-testid": "wp-draft-problem" }, problem) : null,
+    h("p", { class: "wp-row" },
+      h("button", { type: "button", class: "primary", "data-compose": "true", "data-testid": "wp-send-offer",
+        "data-focus-key": "send-offer", disabled: Boolean(problem), "data-action": problem ? undefined : JSON.stringify(action),
+        onclick: async () => {
+          if (draftProblem(view, me, transfers)) return;
+          const ok = await ctx.send(action);
+          if (ok) { ui.draft = fresh(null).draft; ctx.rerender(); }
+        } }, "⇄ Send offer"),
+      h("button", { type: "button", "data-compose": "true", "data-focus-key": "clear-offer", "data-testid": "wp-clear-offer",
+        disabled: !d.partners.length && !itemRows.length,
+        onclick: () => { ui.draft = fresh(null).draft; ctx.rerender(); } }, "Clear")));
+}
+
+// ---- incomes and the end ---------------------------------------------------------------------------
+
+function renderIncome(view, ctx) {
+  const players = Array.isArray(view.players) ? view.players : [];
+  const rounds = view.rounds || 4;
+  const result = view.result;
+  const winners = new Set(result && Array.isArray(result.winners) ? result.winners : []);
+  const onBoard = result && Array.isArray(result.tiles_on_board) ? result.tiles_on_board : null;
+  const scores = result && Array.isArray(result.scores) ? result.scores : null;
+  const head = [h("th", {}, "Player")];
+  for (let r = 1; r <= rounds; r++) head.push(h("th", { title: `Round ${r}` }, `R${r}`));
+  head.push(h("th", {}, result ? "Final coins" : "Coins"));
+  if (!result) head.push(h("th", { title: "what the attractions on the board would pay now" }, "Now"));
+  if (onBoard) head.push(h("th", { title: "the tie-break" }, "Tiles on board"));
+  const rows = players.map((p) => {
+    const inc = Array.isArray(p.income) ? p.income : [];
+    const cells = [h("th", { scope: "row" }, winners.has(p.seat) ? "♛ " : "", swatch(view, p.seat, named(view, ctx, p.seat)))];
+    for (let r = 0; r < rounds; r++) cells.push(h("td", {}, r < inc.length ? `+${inc[r]}` : "—"));
+    const coins = scores ? scores[p.seat] : p.coins;
+    cells.push(h("td", { class: "wp-coins-cell" }, typeof coins === "number" ? String(coins) : "secret"));
+    if (!result) cells.push(h("td", {}, String(p.earning ?? 0)));
+    if (onBoard) cells.push(h("td", {}, String(onBoard[p.seat] ?? "")));
+    return h("tr", { class: winners.has(p.seat) ? "winner" : "", "data-seat": p.seat }, ...cells);
+  });
+  return h("section", { class: `wp-panel wp-income${result ? " final" : ""}`, "data-testid": result ? "wp-final" : "wp-income" },
+    h("h3", {}, result ? "The end: final coins" : "Income announced each round"),
+    h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ...head)), h("tbody", {}, ...rows))),
+    result ? h("p", {}, winners.size > 1 ? "Shared victory (tied on coins and on tiles on the board)." : "Most coins wins; a tie goes to the most tiles on the board.")
+      : h("p", { class: "muted" }, "Coins start at 5 and stay secret (you see your own); incomes are announced. "
+        + "“Now”: what the attractions on the board would pay if the round ended now."));
+}
+
+function info(view) {
+  const sched = (view.schedule || []).find((s) => s.round === view.round);
+  return h("p", { class: "wp-info" },
+    h("span", { "data-testid": "wp-round" }, `Round ${Math.min(view.round ?? 1, view.rounds ?? 4)} of ${view.rounds ?? 4}`),
+    ` · ${PHASES[view.phase] || view.phase}`,
+    sched && !view.result ? ` · this round: ${sched.cards} cards, discard ${sched.discard}, ${sched.tiles} tiles each` : "",
+    ` · Location deck ${view.deck ?? "?"} · tiles face down ${view.tile_deck ?? "?"}`);
+}
+
+export default {
+  id: "waterfall_park",
+  title: "Waterfall Park",
+  summary: `Four rounds, and in each everyone plays at the same time. Preparation: you get a few Location cards; discard 2 and keep the rest. The kept cards put your bases (your colour and symbol) on those locations of the park, and you receive Attraction tiles.
+
+Exchange: trade anything with anyone — locations (even built ones), unbuilt tiles, coins. Compose an offer by clicking locations on the board and tiles in front of the players, add coins, and send it; it happens the moment every party has accepted. Press Ready when you are done; a new offer for you, or any trade, asks you again.
+
+Construction: put your tiles on your own empty locations. Identical tiles next to each other form an attraction, complete at its size (3, 4 or 5, shown beside each name). Income: an incomplete attraction of 1/2/3/4 tiles pays 1/3/5/7 coins, a complete one of 3/4/5 pays 6/9/12, every round from now on. Tiles never move once built. After round 4 the most coins wins (ties: most tiles on the board).`,
+
+  phaseText(view) {
+    const r = `round ${view.round ?? "?"} of ${view.rounds ?? 4}`;
+    return {
+      preparation: `Preparation, ${r}: everyone chooses 2 Location cards to discard`,
+      exchange: `Exchange, ${r}: trading until everyone says ready`,
+      construction: `Construction, ${r}: everyone places tiles, then says done`,
+      over: "Game over: coins are counted",
+    }[view.phase] || String(view.phase || "").replace(/_/g, " ");
+  },
+
+  figures(player) {
+    const out = [`${player.glyph || ""} ${player.colour || ""}`.trim()];
+    if (typeof player.coins === "number") out.push(`${player.coins} coins`);
+    out.push(`${player.locations ?? 0} locations`, `${player.built ?? 0} built`);
+    const income = Array.isArray(player.income) ? player.income : [];
+    if (income.length) out.push(`income ${income.map((n) => `+${n}`).join(" ")}`);
+    const tiles = tileCount(player.tiles);
+    if (tiles) out.push(`${tiles} tiles in hand`);
+    return out;
+  },
+
+  render(el, view, ctx) {
+    const key = `${ctx.room}:${ctx.seat}:${view.round}:${view.phase}`;
+    if (ui.key !== key) ui = fresh(key);
+    const legal = readLegal(view);
+    if (!legal.discards.size) ui.discard = [];
+    if (ui.tile && !legal.builds.has(ui.tile)) ui.tile = null;
+    if (!ui.tile && legal.builds.size === 1) ui.tile = [...legal.builds.keys()][0];
+    if (!ctx.isSpectator) pruneDraft(view, ctx.seat);
+
+    const root = h("div", { class: `wpark phase-${view.phase}${ctx.isSpectator ? " spectating" : ""}`, "data-testid": "wpark",
+      onkeydown: (e) => {
+        if (e.key === "Escape" && (ui.tile || ui.discard.length)) { ui.tile = null; ui.discard = []; ctx.rerender(); }
+      } },
+    info(view),
+    h("p", { class: "wp-hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
+    renderHand(view, ctx, legal),
+    renderConstruction(view, ctx, legal),
+    renderExchangeBar(view, ctx, legal),
+    renderBoard(view, ctx, legal),
+    renderLegend(view, ctx),
+    renderOffers(view, ctx, legal),
+    renderPlayers(view, ctx, legal),
+    renderIncome(view, ctx));
+    el.appendChild(root);
+    // A coins field keeps its caret at the end when a delta redraws the table under the typing.
+    queueMicrotask(() => {
+      const a = document.activeElement;
+      if (a && a.classList && a.classList.contains("wp-coins") && el.contains(a)) {
+        const n = a.value.length;
+        try { a.setSelectionRange(n, n); } catch { /* not a text field */ }
+      }
+    });
+  },
+};
