@@ -12,7 +12,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from hub import lobby
-from hub.connection import endpoint
+from hub.connection import Endpoint
 from hub.metrics import Metrics
 from hub.rooms import Rooms
 from hub.settings import Settings
@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/api/rooms/{rid}", lobby.room_info, methods=["GET"]),
         Route("/api/rooms/{rid}/join", lobby.join_room, methods=["POST"]),
         Route("/api/rooms/{rid}/replay", lobby.room_replay, methods=["GET"]),
-        WebSocketRoute("/ws", endpoint),
+        WebSocketRoute("/ws", Endpoint()),
     ]
     if (WEB / "node_modules").is_dir():
         routes.append(Mount("/vendor", StaticFiles(directory=WEB / "node_modules"), name="vendor"))
