@@ -122,6 +122,14 @@ class Server:
             parts = f.read().rsplit(")", 1)[1].split()
         return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
+    def waited_seconds(self) -> float:
+        """Time the process was ready to run but waited for a core (other work on the machine)."""
+        total = 0
+        for task in os.listdir(f"/proc/{self.pid}/task"):
+            with open(f"/proc/{self.pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[1])
+        return total / 1e9
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()

@@ -305,8 +305,10 @@ async def measure(servers: list[Server], ports: list[int], tables: int, seconds:
         if check_url is not None:
             checker = start_checker(check_url)
         cpu0 = [s.cpu_seconds() for s in servers]
+        wait0 = servers[0].waited_seconds()
         results = [w.recv(seconds + 120) for w in workers]
         busy = [(s.cpu_seconds() - c) / (time.monotonic() - start) for s, c in zip(servers, cpu0, strict=True)]
+        waited = (servers[0].waited_seconds() - wait0) / (time.monotonic() - start)
         verdict = checker_verdict(checker) if check_url is not None else ("n/a", "not run")
     finally:
         for w in workers:
@@ -316,7 +318,7 @@ async def measure(servers: list[Server], ports: list[int], tables: int, seconds:
             "p50": percentile(samples, 50), "p99": percentile(samples, 99), "p999": percentile(samples, 99.9),
             "samples": len(samples), "errors": sum(r["errors"] for r in results),
             "missing": sum(r["missing"] for r in results), "finished": sum(r["finished"] for r in results),
-            "conformance": verdict, "hub_cpu": busy[0], "rss_mib": servers[0].rss_kib() / 1024}
+            "conformance": verdict, "hub_cpu": busy[0], "hub_wait": waited, "rss_mib": servers[0].rss_kib() / 1024}
 
 
 async def single(tables: int, seconds: float, ws: str | None, loop: str | None) -> dict[str, Any]:
@@ -391,7 +393,10 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
         ("latency: move to delta p50 ms", s["p50"], "", f"{s['samples']} deltas"),
         ("latency: move to delta p99 ms", s["p99"], "<= 50", ""),
         ("latency: move to delta p99.9 ms", s["p999"], "", ""),
-        ("latency: hub core busy", f"{s['hub_cpu']:.0%}", "", f"RSS {s['rss_mib']:.0f} MiB"),
+        ("latency: hub ran / waited for a core", f"{s['hub_cpu']:.0%} / {s['hub_wait']:.0%}", "",
+         f"RSS {s['rss_mib']:.0f} MiB"),
+        ("latency: hub CPU ms per move", s["hub_cpu"] / max(s["moves_per_s"], 1e-9) * 1000, "",
+         "all its work (deltas to four seats, pings, lobby) over the moves"),
         ("latency: conformance under load", s["conformance"][0], "PASS", s["conformance"][1]),
     ]
     if c is not None:
@@ -406,7 +411,9 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
 
 def figures_of(s: dict[str, Any], c: dict[str, Any] | None) -> dict[str, Any]:
     out: dict[str, Any] = {"latency_p50_ms": s["p50"], "latency_p99_ms": s["p99"], "latency_p999_ms": s["p999"],
-                           "moves_per_s": s["moves_per_s"], "conformance_under_load": s["conformance"][0]}
+                           "moves_per_s": s["moves_per_s"], "conformance_under_load": s["conformance"][0],
+                           "latency_hub_cpu_ms_per_move": s["hub_cpu"] / max(s["moves_per_s"], 1e-9) * 1000,
+                           "latency_hub_waited_fraction": s["hub_wait"]}
     if c is not None:
         out["cross_process_added_p99_ms"] = None if "na" in c else c["p99"] - s["p99"]
         if "na" in c:
