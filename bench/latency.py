@@ -10,8 +10,9 @@ live in one client process, so one clock serves both ends). Moves are Poisson: a
 deltas arrived, the table waits an exponential time of mean 2 s, then a random active seat sends a
 random item of its `legal`. Only moves sent inside the measured window count, after a warm-up.
 
-While it runs, the shared conformance checker plays its own games against the same hub (PASS or
-FAIL in the table): the hub must stay correct under the load, not only fast.
+While it runs, the shared conformance checker (`check.py URL --games symbiose:2,3,4`) plays its
+own games against the same hub (PASS or FAIL in the table): the hub must stay correct under the
+load, not only fast.
 
 Across processes (`cross_process_added_p99_ms`): the same with two hub processes on one Redis,
 seats 0 and 1 of every table on the first, seats 2 and 3 on the second; the figure is that p99
@@ -252,10 +253,8 @@ def make_tables(base: str, count: int, seat_ports: list[int]) -> list[tuple[str,
 def start_checker(url: str) -> subprocess.Popen[str] | None:
     if not CHECKER.exists():
         return None
-    from rules.registry import GAMES
-
-    counts = {"symbiose": "2,3,4", "frenzy_falls": "2,3,6", "waterfall_park": "3,4,5", "frenetic_village": "2,5,8"}
-    games = [f"{g}:{c}" for g, c in counts.items() if g in GAMES]
+    game, _ = first_game()
+    games = ["symbiose:2,3,4"] if game == "symbiose" else [f"{game}:2"]
     return subprocess.Popen([sys.executable, str(CHECKER), url, "--seed", "7", "--games", *games],
                             cwd=CHECKER.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             preexec_fn=lambda: pin(LOAD_CORE))
