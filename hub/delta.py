@@ -25,12 +25,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgpack import packb
+from msgpack import Packer
 
 Ops = list[dict[str, Any]]
 
 #: The most items a sliding window may drop from its front in one step.
 SHIFT_MAX = 8
+
+_pack = Packer().pack  # one packer for every call: building one per call cost more than packing
 
 
 def escape(key: str) -> str:
@@ -66,7 +68,16 @@ def _same(a: Any, b: Any) -> bool:
     if t is not dict and t is not list:
         return True
     # `==` let True pass for 1: the encodings tell them apart (and, but for map order, match)
-    return packb(a) == packb(b) or json_equal(a, b)
+    return _pack(a) == _pack(b) or json_equal(a, b)
+
+
+def _eq(a: Any, b: Any) -> bool:
+    """Python's equality, and the same type at the top: for runs that `_strict` then confirms at once."""
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def _strict(a: list[Any], b: list[Any]) -> bool:
+    return not a or _pack(a) == _pack(b) or json_equal(a, b)
 
 
 def _diff(a: Any, b: Any, path: str, ops: Ops) -> None:
@@ -78,7 +89,7 @@ def _diff(a: Any, b: Any, path: str, ops: Ops) -> None:
         (_diff_map if ta is dict else _diff_list)(a, b, path, ops)
         if len(ops) - at > 2:
             whole = {"op": "replace", "path": path, "value": b}
-            if len(packb(whole)) < len(packb(ops[at:])):
+            if len(_pack(whole)) < len(_pack(ops[at:])):
                 del ops[at:]
                 ops.append(whole)
     elif a != b:
@@ -101,18 +112,31 @@ def _diff_map(a: dict[str, Any], b: dict[str, Any], path: str, ops: Ops) -> None
 def _diff_list(a: list[Any], b: list[Any], path: str, ops: Ops) -> None:
     la, lb = len(a), len(b)
     n = min(la, lb)
+    same = _eq
     head = 0
-    while head < n and _same(a[head], b[head]):
+    while head < n and _eq(a[head], b[head]):
         head += 1
+    tail = 0
+    while tail < n - head and _eq(a[la - 1 - tail], b[lb - 1 - tail]):
+        tail += 1
+    if not (_strict(a[:head], b[:head]) and _strict(a[la - tail:], b[lb - tail:])):
+        same = _same  # a bool met a number inside items `==` called equal: item by item, strictly
+        head = 0
+        while head < n and _same(a[head], b[head]):
+            head += 1
+        tail = 0
+        while tail < n - head and _same(a[la - 1 - tail], b[lb - 1 - tail]):
+            tail += 1
     if head == la == lb:
         return
-    tail = 0
-    while tail < n - head and _same(a[la - 1 - tail], b[lb - 1 - tail]):
-        tail += 1
     am, bm = la - head - tail, lb - head - tail  # the lengths of the two middles
     for k in range(1, min(am - 1, SHIFT_MAX) + 1):
         keep = am - k
-        if keep <= bm and all(_same(a[head + k + i], b[head + i]) for i in range(keep)):
+        if keep > bm:
+            continue
+        old_run, new_run = a[head + k:head + am], b[head:head + keep]
+        if (old_run == new_run and _strict(old_run, new_run)) if same is _eq else \
+                all(_same(x, y) for x, y in zip(old_run, new_run, strict=True)):
             for _ in range(k):
                 ops.append({"op": "remove", "path": f"{path}/{head}"})
             for i in range(head + keep, head + bm):
