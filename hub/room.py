@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("hub.room")
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+#: Bots go by names rather than numbers, which readers kept confusing with seat numbers.
+BOT_NAMES = ("Ada (bot)", "Bram (bot)", "Cleo (bot)", "Dov (bot)", "Edda (bot)", "Finn (bot)", "Gala (bot)",
+             "Hugo (bot)")
 
 
 class RoomError(Exception):
@@ -87,7 +90,7 @@ class Room:
         # timed contests, for games that declare them
         self.contests = ContestRunner(self) if declares_contests(game) else None
         for b in bots:
-            self.seats[b].name = f"Bot {b + 1}"
+            self.seats[b].name = BOT_NAMES[b % len(BOT_NAMES)]
             self.seats[b].bot = True
         self.refresh()
         if all(s.name is not None for s in self.seats):

@@ -1,13 +1,13 @@
 // The router: the URL hash names the screen, so every screen can be linked, shared and reloaded.
 //
-//   #/                    the lobby
-//   #/room/<rid>          play (when this tab holds a token for the room) or watch
-//   #/room/<rid>/watch    always watch
-//   #/replay/<rid>        a finished game, move by move (not served yet)
+//   #/                       the lobby
+//   #/room/<rid>             play (when this tab holds a token for the room) or watch
+//   #/room/<rid>/watch       always watch
+//   #/replay/<rid>[/<move>]  a finished game, move by move
 
 import { renderLobby } from "./lobby.js";
 import { openTable, showNet } from "./table.js";
-import { h } from "./ui.js";
+import { openReplay } from "./replay.js";
 
 const app = document.getElementById("app");
 let leave = null;
@@ -20,11 +20,8 @@ function route() {
     leave = openTable(app, parts[1], { watch: parts[2] === "watch" });
   } else if (parts[0] === "replay" && parts[1]) {
     document.title = `Replay ${parts[1]} · Game hub`;
-    showNet("idle");
-    app.replaceChildren(h("section", { class: "card" },
-      h("h2", {}, "Replays"), h("p", {}, "Replays are not served yet."),
-      h("p", {}, h("a", { href: `#/room/${encodeURIComponent(parts[1])}/watch` }, "Watch the room instead"), " · ",
-        h("a", { href: "#/" }, "Lobby"))));
+    const step = /^\d+$/.test(parts[2] || "") ? Number(parts[2]) : null;
+    leave = openReplay(app, parts[1], { step });
   } else {
     document.title = "Game hub";
     showNet("idle");

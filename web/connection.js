@@ -56,6 +56,13 @@ export class Connection {
     this._resyncs = 0;         // consecutive resyncs without a delta applied in between
     this._pingTimer = null;
     this._retryTimer = null;
+    // Back online, or back in front after the tab slept: try at once rather than after the backoff.
+    this._wake = () => {
+      if (!this._stopped && !this.ws && this.state === "reconnecting" && document.visibilityState !== "hidden") {
+        this._attempt = 0;
+        this._connect();
+      }
+    };
     // How this connection came by its views, for the curious and for tests.
     this.stats = { welcomes: 0, snapshots: 0, resumed: 0, gaps: 0, patchFailures: 0 };
   }
@@ -83,6 +90,8 @@ export class Connection {
 
   open() {
     this._stopped = false;
+    window.addEventListener("online", this._wake);
+    document.addEventListener("visibilitychange", this._wake);
     this._connect();
     return this;
   }
@@ -90,6 +99,8 @@ export class Connection {
   /** Close for good (leaving the page); no reconnect. */
   close() {
     this._stopped = true;
+    window.removeEventListener("online", this._wake);
+    document.removeEventListener("visibilitychange", this._wake);
     clearTimeout(this._retryTimer);
     clearInterval(this._pingTimer);
     if (this.ws) {

@@ -4,7 +4,7 @@
 // built from each option's description ({default, choices?, min?, max?, doc?}), so a game or a hub
 // setting added later shows up without touching this file.
 
-import { h, api, toast, savedName, saveName, saveSeat, seatFor, words } from "./ui.js";
+import { h, api, toast, savedName, saveName, saveSeat, seatFor, words, copyText, roomLink } from "./ui.js";
 
 const REFRESH_MS = 3000;
 const MAX_ROOMS = 30;
@@ -20,18 +20,36 @@ export function renderLobby(el) {
   const nameInput = h("input", {
     id: "player-name", name: "name", maxlength: 24, autocomplete: "nickname",
     placeholder: "Your name", value: savedName(), "data-testid": "name",
-    onchange: () => saveName(nameInput.value.trim()),
+    oninput: () => { if (nameInput.value.trim()) saveName(nameInput.value.trim()); },
   });
+  const goInput = h("input", { id: "go-room", name: "room", placeholder: "a link or a room id", "data-testid": "go-room",
+    autocomplete: "off" });
+  const goForm = h("form", { class: "go card", onsubmit: (e) => {
+    e.preventDefault();
+    const raw = goInput.value.trim();
+    // A pasted link keeps what follows "#/room/"; anything else is taken as the id itself.
+    const m = raw.match(/#\/(room|replay)\/([^/?#\s]+)(\/watch)?/);
+    const rid = m ? decodeURIComponent(m[2]) : raw.replace(/^#/, "");
+    if (!rid || /[\s/]/.test(rid)) { toast("That is neither a room link nor a room id.", "error"); return; }
+    location.hash = m && m[1] === "replay" ? `#/replay/${encodeURIComponent(rid)}`
+      : `#/room/${encodeURIComponent(rid)}${m && m[3] ? "/watch" : ""}`;
+  } },
+  h("label", { for: "go-room" }, "Open a room someone sent you "), goInput,
+  h("button", { type: "submit", "data-testid": "go" }, "Open"));
   const gamesBox = h("div", { class: "games", "data-testid": "games" }, h("p", { class: "muted" }, "Loading games…"));
   const createBox = h("form", { class: "create card", "data-testid": "create-form", onsubmit: (e) => { e.preventDefault(); create(); } });
   const roomsBox = h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, "Loading rooms…"));
 
   el.replaceChildren(
     h("section", { class: "who card" },
-      h("label", { for: "player-name" }, "Your name "), nameInput),
+      h("label", { for: "player-name" }, "Your name "), nameInput,
+      h("small", { class: "muted" }, " remembered in this browser")),
     h("section", {}, h("h2", {}, "Games"), gamesBox),
-    h("section", {}, h("h2", {}, "New room"), createBox),
-    h("section", {}, h("h2", {}, "Open rooms"), roomsBox),
+    h("section", { id: "new-room" }, h("h2", {}, "New room"), createBox),
+    h("section", {}, h("h2", {}, "Rooms"),
+      h("p", { class: "muted" }, "Waiting and running rooms, and finished games with their replays. Private rooms are not listed."),
+      roomsBox),
+    h("section", {}, goForm),
   );
 
   function myName() {
@@ -44,10 +62,16 @@ export function renderLobby(el) {
 
   api("GET", "/api/games").then((list) => {
     games = Array.isArray(list) ? list : [];
-    gamesBox.replaceChildren(...games.map((g) => h("article", { class: "game card", "data-game": g.id },
+    gamesBox.replaceChildren(...games.map((g) => h("article", { class: "game card", "data-game": g.id, "data-testid": "game" },
       h("h3", {}, g.name || words(g.id)),
-      h("p", { class: "players" }, `${g.min_players === g.max_players ? g.min_players : `${g.min_players}–${g.max_players}`} players`),
-      g.description ? h("p", { class: "desc" }, g.description) : null)));
+      h("p", { class: "players", "data-testid": "game-players" },
+        `${g.min_players === g.max_players ? g.min_players : `${g.min_players}–${g.max_players}`} players`),
+      g.description ? h("p", { class: "desc" }, g.description) : null,
+      h("button", { type: "button", "data-testid": `pick-${g.id}`, onclick: () => {
+        buildCreate(g.id);
+        const select = document.getElementById("new-game");
+        if (select) { select.scrollIntoView({ block: "center" }); select.focus(); }
+      } }, "New room of this game"))));
     if (!games.length) gamesBox.replaceChildren(h("p", { class: "muted" }, "No games are served."));
     buildCreate();
   }).catch((e) => {
@@ -68,6 +92,9 @@ export function renderLobby(el) {
       seatsSelect.appendChild(h("option", { value: n, selected: n === (form && form.game === game.id ? form.seatsValue : game.min_players) }, String(n)));
     }
     const botsBox = h("fieldset", { class: "bots", "data-testid": "bots" });
+    const submit = h("button", { type: "submit", class: "primary", "data-testid": "create" }, "Create room");
+    const privateNote = h("p", { class: "note", "data-testid": "private-note", hidden: true },
+      "A private room is not listed here: the table shows its link, which is the only way in. Send it to the others.");
     const optionRows = [];
     const readers = {};
     for (const [name, spec] of Object.entries(game.options || {})) {
@@ -77,26 +104,41 @@ export function renderLobby(el) {
         h("label", { for: input.id }, words(name)), input,
         spec && spec.doc ? h("small", { class: "doc" }, spec.doc) : null));
     }
+    const keep = form && form.game === game.id ? form : null;
     form = { game: game.id, seatsSelect, readers, bots: [], seatsValue: Number(seatsSelect.value) };
 
+    // Who sits where: each seat a bot or not; the creator takes the first seat left to people,
+    // and with every seat a bot simply watches.
+    function mySeat() {
+      const bots = new Set(form.bots.filter((b) => b.checked).map((b) => Number(b.value)));
+      for (let s = 0; s < form.seatsValue; s++) if (!bots.has(s)) return s;
+      return null;
+    }
+    function labelSeats() {
+      const me = mySeat();
+      for (const cb of form.bots) {
+        const s = Number(cb.value);
+        cb.parentElement.lastChild.textContent = ` Seat ${s}: ${cb.checked ? "⚙ bot" : s === me ? "you" : "a player (free seat)"}`;
+      }
+      submit.textContent = me === null ? "Create room and watch the bots" : `Create room and sit at seat ${me}`;
+    }
     function buildBots() {
       const n = Number(seatsSelect.value);
       form.seatsValue = n;
-      const was = new Set(form.bots.filter((b) => b.checked).map((b) => Number(b.value)));
+      const source = form.bots.length ? form.bots : keep ? keep.bots : [];
+      const was = new Set(source.filter((b) => b.checked).map((b) => Number(b.value)));
       form.bots = [];
-      const boxes = [h("legend", {}, "Bots")];
+      const boxes = [h("legend", {}, "Bots: tick the seats a bot should take")];
       for (let s = 0; s < n; s++) {
-        if (s === 0) {
-          boxes.push(h("label", { class: "seat-you" }, h("input", { type: "checkbox", disabled: true }), " Seat 0: you"));
-          continue;
-        }
         const cb = h("input", { type: "checkbox", value: s, name: "bot", checked: was.has(s),
-          "data-testid": `bot-${s}` });
+          "data-testid": `bot-${s}`, onchange: labelSeats });
         form.bots.push(cb);
-        boxes.push(h("label", {}, cb, ` Seat ${s}: ⚙ bot`));
+        boxes.push(h("label", {}, cb, h("span", {}, "")));
       }
       botsBox.replaceChildren(...boxes);
+      labelSeats();
     }
+    form.mySeat = mySeat;
     buildBots();
 
     createBox.replaceChildren(
@@ -104,9 +146,16 @@ export function renderLobby(el) {
       game.description ? h("p", { class: "desc" }, game.description) : null,
       h("div", { class: "option" }, h("label", { for: "new-seats" }, "Seats"), seatsSelect),
       ...optionRows,
+      privateNote,
       botsBox,
-      h("button", { type: "submit", class: "primary", "data-testid": "create" }, "Create room and sit at seat 0"),
+      submit,
     );
+    const privateBox = createBox.querySelector("#opt-private");
+    if (privateBox) {
+      const sync = () => { privateNote.hidden = !privateBox.checked; };
+      privateBox.addEventListener("change", sync);
+      sync();
+    }
   }
 
   async function create() {
@@ -124,9 +173,11 @@ export function renderLobby(el) {
       options,
       bots: form.bots.filter((b) => b.checked).map((b) => Number(b.value)),
     };
+    const me = form.mySeat();
     try {
       const room = await api("POST", "/api/rooms", body);
-      await join(room.room, 0);
+      if (me === null) location.hash = `#/room/${encodeURIComponent(room.room)}/watch`;
+      else await join(room.room, me);
     } catch (e) {
       toast(`Could not create the room: ${e.message}`, "error");
     }
@@ -159,7 +210,7 @@ export function renderLobby(el) {
       // The listing may carry each seat's name (an extension of the contract); only without it is
       // each room asked for its seats, which costs a request per room per refresh.
       const details = await Promise.all(list.map((r) => (Array.isArray(r.names)
-        ? { seats: r.names.map((name, seat) => ({ seat, name, bot: false })) }
+        ? { seats: r.names.map((name, seat) => ({ seat, name, bot: Array.isArray(r.bots) ? Boolean(r.bots[seat]) : null })) }
         : api("GET", `/api/rooms/${encodeURIComponent(r.room)}`).catch(() => null))));
       if (stopped) return;
       renderRooms(list, details);
@@ -179,11 +230,13 @@ export function renderLobby(el) {
       const d = details[i];
       const mine = seatFor(r.room);
       const seats = d && Array.isArray(d.seats) ? d.seats : [];
-      const link = `${location.origin}${location.pathname}#/room/${encodeURIComponent(r.room)}`;
+      const link = roomLink(r.room);
       const seatChips = seats.map((s) => {
         if (s.name || s.bot) {
+          // bot is null when the listing does not say (then no sign rather than a wrong one).
+          const sign = s.bot ? "⚙ " : s.bot === false ? "☺ " : "";
           return h("li", { class: `seat ${s.bot ? "bot" : ""}` },
-            `${s.seat}: ${s.bot ? "⚙ " : "☺ "}${s.name || "bot"}${s.connected === false && !s.bot && r.status === "playing" ? " (away)" : ""}`);
+            `${s.seat}: ${sign}${s.name || "bot"}${s.connected === false && !s.bot && r.status === "playing" ? " (away)" : ""}`);
         }
         return h("li", { class: "seat free" },
           r.status === "waiting"
@@ -199,11 +252,17 @@ export function renderLobby(el) {
           " ", h("span", { class: "taken" }, `${r.taken}/${r.seats} seated`)),
         seatChips.length ? h("ul", { class: "seats" }, ...seatChips) : null,
         h("div", { class: "actions" },
-          mine ? h("a", { class: "button primary", href: `#/room/${encodeURIComponent(r.room)}` }, `Back to my seat ${mine.seat}`) : null,
+          mine && r.status !== "finished"
+            ? h("a", { class: "button primary", href: `#/room/${encodeURIComponent(r.room)}` }, `Back to my seat ${mine.seat}`) : null,
           !mine && r.status === "waiting" && r.taken < r.seats && !seats.length
             ? h("button", { type: "button", onclick: () => join(r.room) }, "Join") : null,
-          h("a", { class: "button", href: `#/room/${encodeURIComponent(r.room)}/watch`, "data-testid": `watch-${r.room}` }, "◉ Watch"),
-          h("button", { type: "button", onclick: () => share(link) }, "Share link")));
+          r.status === "finished"
+            ? h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(r.room)}`, "data-testid": `replay-${r.room}` },
+              "▶ Replay")
+            : h("a", { class: "button", href: `#/room/${encodeURIComponent(r.room)}/watch`, "data-testid": `watch-${r.room}` },
+              "◉ Watch"),
+          r.status === "finished" ? null
+            : h("button", { type: "button", "data-testid": `share-${r.room}`, onclick: () => share(link) }, "Copy link")));
     }));
   }
 
@@ -243,11 +302,6 @@ function optionInput(name, spec) {
 }
 
 async function share(link) {
-  try {
-    await navigator.clipboard.writeText(link);
-    toast("Link copied: send it to the other players.");
-  } catch {
-    // Clipboard access needs a secure page; show the link to copy by hand instead.
-    window.prompt("Copy this link:", link);
-  }
+  if (await copyText(link)) toast("Link copied: send it to the other players.");
+  else toast(`Copy this link by hand: ${link}`, "info", 12000);
 }

@@ -15,7 +15,11 @@ export function h(tag, attrs = {}, ...children) {
     } else if (key === "dataset") {
       Object.assign(el.dataset, value);
     } else if (key === "style" && typeof value === "object") {
-      Object.assign(el.style, value);
+      // Custom properties ("--seat") only take effect through setProperty.
+      for (const [prop, v] of Object.entries(value)) {
+        if (prop.startsWith("--")) el.style.setProperty(prop, v);
+        else el.style[prop] = v;
+      }
     } else if (value === true) {
       el.setAttribute(key, "");
     } else {
@@ -33,6 +37,63 @@ function append(el, children) {
     else if (child instanceof Node) el.appendChild(child);
     else el.appendChild(document.createTextNode(String(child)));
   }
+}
+
+/**
+ * Say something to screen readers without showing it: the polite live region in index.html. The
+ * text is cleared first so that the same words said twice ("Your turn.") are announced twice.
+ */
+export function announce(text) {
+  const box = document.getElementById("announce");
+  if (!box) return;
+  box.textContent = "";
+  box.dataset.count = String(Number(box.dataset.count || 0) + 1); // how many so far, for the tests
+  setTimeout(() => { box.textContent = text; }, 50);
+}
+
+/** Copy text to the clipboard; false when the page may not (then the caller shows it to copy by hand). */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // The asynchronous clipboard needs a secure page and permission; the old way needs neither.
+    const area = h("textarea", { readonly: true, style: { position: "fixed", opacity: "0" } });
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    let ok = false;
+    try { ok = document.execCommand("copy"); } catch { ok = false; }
+    area.remove();
+    return ok;
+  }
+}
+
+/**
+ * A link to send to others: the link itself in a read-only field (selectable by hand, readable by
+ * screen readers) and a Copy button. testid names the pair for the browser tests.
+ */
+export function shareBox(link, { label = "Link", testid = "share" } = {}) {
+  const field = h("input", { class: "share-link", readonly: true, value: link, "aria-label": label,
+    "data-testid": `${testid}-link`, onfocus: () => field.select() });
+  const button = h("button", { type: "button", class: "copy", "data-testid": `${testid}-copy`,
+    onclick: async () => {
+      if (await copyText(link)) {
+        button.textContent = "✔ Copied";
+        toast("Link copied: send it to the others.");
+        setTimeout(() => { button.textContent = "Copy link"; }, 2500);
+      } else {
+        field.focus();
+        field.select();
+        toast("Copying is not allowed here: the link is selected, copy it by hand.", "error");
+      }
+    } }, "Copy link");
+  return h("span", { class: "share" }, field, button);
+}
+
+/** The link that opens a room: seated (join a free seat) or watching. */
+export function roomLink(rid, suffix = "") {
+  return `${location.origin}${location.pathname}#/room/${encodeURIComponent(rid)}${suffix}`;
 }
 
 /** A short notice in the corner; kind is "info" or "error". */

@@ -412,8 +412,11 @@ def test_two_players_swap_locations_from_two_browsers(browser: Any, hub: HubProc
         {"from": 1, "to": 0, "locations": [take], "tiles": {}, "coins": 0}]}
     assert send_by(a, send)
 
-    offer = b.locator(f"{BOARD} [data-testid=wp-offer]").filter(has=b.get_by_test_id("wp-accept"))
-    expect(offer).to_have_count(1, timeout=WAIT_MS)
+    # The bot may make Yellow an offer of its own meanwhile: pick Pink's by its id in the view.
+    mine = [o for o in view(a)["offers"].values() if o["author"] == 0 and o["transfers"][0]["locations"] == [give]]
+    assert len(mine) == 1, view(a)["offers"]
+    offer = b.locator(f"{BOARD} [data-testid=wp-offer][data-id='{mine[0]['id']}']")
+    expect(offer.get_by_test_id("wp-accept")).to_have_count(1, timeout=WAIT_MS)
     expect(offer).to_contain_text(f"location {give}")
     expect(offer).to_contain_text(f"location {take}")
     shot(b, "waterfall_park-offer-received-phone")

@@ -251,6 +251,29 @@ Duel (2 players): the River has 8 cards, 4 face down, and it scores as a third b
     }[view.phase] || String(view.phase || "").replace(/_/g, " ");
   },
 
+  /** The final scoring column by column, as the frame reveals it step by step. */
+  scoreSteps(view) {
+    const scoring = Array.isArray(view.scoring) ? view.scoring : null;
+    if (!scoring || !view.result || !Array.isArray(view.result.scores)) return null;
+    const by = (seat) => scoring.find((s) => s && s.seat === seat);
+    const seats = view.result.scores.map((_, s) => s);
+    const col = (seat, ...cs) => {
+      const s = by(seat);
+      return s && Array.isArray(s.columns) ? cs.reduce((a, c) => a + (Number(s.columns[c]) || 0), 0) : null;
+    };
+    const included = scoring.every(fixedInColumns);
+    const steps = [];
+    if (!included) steps.push({ label: "Fixed cards", points: seats.map((s) => (by(s) ? by(s).fixed : null)) });
+    steps.push(
+      { label: "◀ Left column", note: "scores the pond on the left", points: seats.map((s) => col(s, 0)) },
+      { label: "Centre columns", note: "score the own pond", points: seats.map((s) => col(s, 1, 2)) },
+      { label: "Right column ▶", note: "scores the pond on the right", points: seats.map((s) => col(s, 3)) });
+    if (included) {
+      steps[steps.length - 1].note += "; fixed cards count where they lie";
+    }
+    return steps;
+  },
+
   figures(player, view) {
     const out = [];
     const name = (s) => (s === "river" ? "the River" : (view.players || []).find((p) => p.seat === s)?.name || `Seat ${s}`);

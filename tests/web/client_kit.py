@@ -1,0 +1,162 @@
+"""Helpers shared by the browser tests of the client's shared parts (tests/web/test_client_*.py).
+
+The pages are driven as a player would drive them: clicking what the table marks as legal
+(`data-legal="true"`), reading what the page shows. Rooms that only set the scene are made over
+HTTP, which is quicker than the lobby form (the lobby's own tests use the form).
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CHROMIUM_ARGS, ROOT, HubProcess
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+TURN_TIMEOUT_MS = 15_000
+
+
+def shot(page: Any, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def http(hub: HubProcess, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(hub.url + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"} if data else {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def games(hub: HubProcess) -> list[dict[str, Any]]:
+    status, got = http(hub, "GET", "/api/games")
+    assert status == 200
+    return list(got)
+
+
+def make_room(hub: HubProcess, game: str, seats: int, bots: list[int], **options: Any) -> str:
+    status, got = http(hub, "POST", "/api/rooms", {"game": game, "seats": seats, "bots": bots, "options": options})
+    assert status == 201, got
+    return str(got["room"])
+
+
+def join(hub: HubProcess, rid: str, name: str, seat: int | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"name": name}
+    if seat is not None:
+        body["seat"] = seat
+    status, got = http(hub, "POST", f"/api/rooms/{rid}/join", body)
+    assert status == 200, got
+    return dict(got)
+
+
+def wait_finished(hub: HubProcess, rid: str, timeout: float = 20) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, info = http(hub, "GET", f"/api/rooms/{rid}")
+        assert status == 200, info
+        if info["status"] == "finished":
+            return dict(info)
+        time.sleep(0.1)
+    raise AssertionError(f"room {rid} did not finish")
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: str, hub: HubProcess) -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Watched:
+    """A page whose script errors fail the test: a broken client must not pass by luck."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def check(self) -> None:
+        assert not self.errors, f"script errors in the page: {self.errors}"
+
+
+def new_page(browser: Any, width: int = 1100, height: int = 900, *, seat: tuple[str, dict[str, Any]] | None = None,
+             init: str | None = None, **context: Any) -> Watched:
+    """A fresh browser context (its own storage); seat=(rid, join answer) puts that seat's token in the tab."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, **context)
+    if seat is not None:
+        rid, got = seat
+        held = json.dumps(json.dumps({"seat": got["seat"], "token": got["token"]}))
+        ctx.add_init_script(f"sessionStorage.setItem('hub.seat.{rid}', {held})")
+    if init:
+        ctx.add_init_script(init)
+    return Watched(ctx.new_page())
+
+
+def seq(page: Any) -> int:
+    raw = page.get_by_test_id("board").get_attribute("data-seq")
+    return int(raw) if raw and raw.lstrip("-").isdigit() else -1
+
+
+def finished(page: Any) -> bool:
+    return bool(page.locator("[data-testid=result]:visible").count())
+
+
+def wait_for_turn(page: Any, timeout: int = TURN_TIMEOUT_MS) -> bool:
+    """Wait until the board offers a legal choice or the game is over; True while the game goes on."""
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid=board] [data-legal=true]')
+               || !document.querySelector('[data-testid=result]').hidden""",
+        timeout=timeout,
+    )
+    return not finished(page)
+
+
+def play_move(page: Any, rng: random.Random, clicks: int = 12) -> None:
+    """One move of any game's table: click legal things until the view moves on.
+
+    A move may take several clicks (a card, then where it goes): each click of something marked
+    legal either sends an action (the board is busy until the hub answers) or narrows the choice,
+    which redraws the legal things at once.
+    """
+    before = seq(page)
+    signature = ("() => [...document.querySelectorAll('[data-testid=board] [data-legal=true]')]"
+                 ".map((e) => e.outerHTML).join()")
+    for _ in range(clicks):
+        choices = page.locator("[data-testid=board] [data-legal=true]:visible")
+        if not choices.count():
+            page.wait_for_timeout(100)
+        else:
+            old = page.evaluate(signature)
+            choices.nth(rng.randrange(choices.count())).click()
+            page.wait_for_function(
+                f"""(old) => Number(document.querySelector('[data-testid=board]').dataset.seq) > {before}
+                    || (!document.querySelector('[data-testid=board]').classList.contains('busy')
+                        && ({signature})() !== old)""", arg=old, timeout=TURN_TIMEOUT_MS)
+        if seq(page) > before:
+            return
+    raise AssertionError("no sequence of legal clicks moved the game on")
+
+
+def view_of(page: Any) -> dict[str, Any]:
+    return dict(page.evaluate("() => window.hubDebug.connection.view"))
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

@@ -1,0 +1,181 @@
+"""The lobby in a real Chromium: games, rooms, create / join / watch, private rooms, sharing a link."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.conftest import HubProcess
+from tests.web import client_kit as kit
+
+pytestmark = pytest.mark.browser
+expect = kit.expect
+browser = kit.browser  # the module's Chromium
+
+
+def test_games_are_listed_and_the_name_is_remembered(browser: Any, hub: HubProcess) -> None:
+    served = kit.games(hub)
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    cards = page.get_by_test_id("game")
+    expect(cards).to_have_count(len(served))
+    for g in served:
+        card = page.locator(f"[data-testid=game][data-game={g['id']}]")
+        expect(card).to_contain_text(g["name"])
+        low, high = g["min_players"], g["max_players"]
+        counts = f"{low}" if low == high else f"{low}–{high}"
+        expect(card.get_by_test_id("game-players")).to_have_text(f"{counts} players")
+        if g.get("description"):
+            expect(card).to_contain_text(g["description"])
+    # Picking a game fills the create form with it.
+    page.get_by_test_id(f"pick-{served[-1]['id']}").click()
+    expect(page.get_by_test_id("new-game")).to_have_value(served[-1]["id"])
+
+    page.get_by_test_id("name").fill("Ada")
+    page.reload()
+    expect(page.get_by_test_id("name")).to_have_value("Ada")
+    kit.shot(page, "client-lobby")
+    phone = kit.new_page(browser, width=390, height=844)
+    phone.page.goto(hub.url + "/#/")
+    expect(phone.page.get_by_test_id("game")).to_have_count(len(served))
+    assert phone.page.evaluate("() => document.documentElement.scrollWidth") <= 390, "the lobby fits a phone"
+    kit.shot(phone.page, "client-lobby-phone")
+    w.check()
+    phone.check()
+
+
+def test_create_join_and_watch_through_the_lobby(browser: Any, hub: HubProcess) -> None:
+    host = kit.new_page(browser)
+    page = host.page
+    page.goto(hub.url + "/#/")
+    page.get_by_test_id("name").fill("Host")
+    page.get_by_test_id("new-game").select_option("symbiose")
+    page.get_by_test_id("new-seats").select_option("3")
+    page.get_by_test_id("bot-2").check()
+    expect(page.get_by_test_id("create")).to_have_text("Create room and sit at seat 0")
+    page.get_by_test_id("create").click()
+    page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
+    rid = page.url.rsplit("/", 1)[-1]
+    expect(page.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "0")
+    expect(page.get_by_test_id("phase")).to_have_attribute("data-phase", "waiting")
+    expect(page.get_by_test_id("invite-link")).to_have_value(re.compile(rf"#/room/{rid}$"))
+    kit.shot(page, "client-room-waiting")
+
+    # Another player finds the room in the lobby, with who is seated, and takes the free seat.
+    guest = kit.new_page(browser)
+    g = guest.page
+    g.goto(hub.url + "/#/")
+    g.get_by_test_id("name").fill("Guest")
+    room = g.locator(f"[data-testid=room][data-room='{rid}']")
+    expect(room).to_contain_text("waiting")
+    expect(room).to_contain_text("Host")
+    expect(room).to_contain_text("2/3 seated")
+    kit.shot(g, "client-lobby-rooms")
+    g.get_by_test_id(f"join-{rid}-1").click()
+    expect(g.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "1")
+
+    # Every seat is taken: the game starts for both, and the invite gives way to the table.
+    for p in (page, g):
+        expect(p.get_by_test_id("phase")).not_to_have_attribute("data-phase", "waiting")
+        expect(p.get_by_test_id("invite")).to_have_count(0)
+    expect(page.get_by_test_id("players").locator("li")).to_have_count(3)
+    expect(page.get_by_test_id("players")).to_contain_text("Guest")
+    expect(page.get_by_test_id("seat-mark")).not_to_have_count(0)
+
+    # A third person watches from the lobby: the room now says it is playing.
+    viewer = kit.new_page(browser)
+    v = viewer.page
+    v.goto(hub.url + "/#/")
+    room = v.locator(f"[data-testid=room][data-room='{rid}']")
+    expect(room).to_contain_text("playing")
+    expect(room).to_contain_text("Guest")
+    v.get_by_test_id(f"watch-{rid}").click()
+    expect(v.get_by_test_id("spectator-badge")).to_be_visible()
+    expect(v.locator("[data-testid=board] [data-legal=true]")).to_have_count(0)
+    kit.shot(v, "client-watching")
+    for p in (host, guest, viewer):
+        p.check()
+
+
+def test_a_private_room_is_not_listed_and_its_link_is_the_way_in(browser: Any, hub: HubProcess) -> None:
+    host = kit.new_page(browser, permissions=["clipboard-read", "clipboard-write"])
+    page = host.page
+    page.goto(hub.url + "/#/")
+    page.get_by_test_id("name").fill("Secret")
+    page.get_by_test_id("new-game").select_option("symbiose")
+    page.get_by_test_id("new-seats").select_option("2")
+    expect(page.get_by_test_id("private-note")).to_be_hidden()
+    page.get_by_test_id("opt-private").check()
+    expect(page.get_by_test_id("private-note")).to_be_visible()
+    page.get_by_test_id("create").click()
+    page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
+    rid = page.url.rsplit("/", 1)[-1]
+    expect(page.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "0")
+    link = page.get_by_test_id("invite-link").input_value()
+    assert link.endswith(f"#/room/{rid}")
+
+    # The copy button puts exactly that link on the clipboard.
+    page.get_by_test_id("invite-copy").click()
+    expect(page.get_by_test_id("invite-copy")).to_contain_text("Copied")
+    assert page.evaluate("() => navigator.clipboard.readText()") == link
+    kit.shot(page, "client-private-invite")
+
+    # Not listed, neither by the hub nor in anyone's lobby.
+    status, listing = kit.http(hub, "GET", "/api/rooms")
+    assert status == 200 and rid not in [r["room"] for r in listing]
+    other = kit.new_page(browser)
+    o = other.page
+    o.goto(hub.url + "/#/")
+    expect(o.get_by_test_id("rooms")).not_to_contain_text("Loading")
+    expect(o.locator(f"[data-testid=room][data-room='{rid}']")).to_have_count(0)
+
+    # The link opens the table, watching, with the free seat on offer.
+    o.goto(link)
+    expect(o.get_by_test_id("spectator-badge")).to_be_visible()
+    o.get_by_test_id("join-name").fill("Friend")
+    o.get_by_test_id("sit-1").click()
+    expect(o.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "1")
+    expect(page.get_by_test_id("phase")).not_to_have_attribute("data-phase", "waiting")
+    expect(page.get_by_test_id("players")).to_contain_text("Friend")
+
+    # A room id pasted into the lobby finds it too.
+    third = kit.new_page(browser)
+    t = third.page
+    t.goto(hub.url + "/#/")
+    t.get_by_test_id("go-room").fill(rid)
+    t.get_by_test_id("go").click()
+    expect(t.get_by_test_id("spectator-badge")).to_be_visible()
+    expect(t.get_by_test_id("players")).to_contain_text("Friend")
+    for p in (host, other, third):
+        p.check()
+
+
+def test_watching_bots_then_the_replay_from_the_result_and_the_lobby(browser: Any, hub: HubProcess) -> None:
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    page.get_by_test_id("new-game").select_option("symbiose")
+    page.get_by_test_id("new-seats").select_option("2")
+    page.get_by_test_id("bot-0").check()
+    page.get_by_test_id("bot-1").check()
+    expect(page.get_by_test_id("create")).to_have_text("Create room and watch the bots")
+    page.get_by_test_id("create").click()
+    page.wait_for_url(re.compile(r".*#/room/[^/]+/watch$"))
+    rid = page.url.split("/")[-2]
+    expect(page.get_by_test_id("spectator-badge")).to_be_visible()
+    # Bots at full speed finish at once; the result panel links to the replay.
+    expect(page.get_by_test_id("result")).to_be_visible(timeout=kit.TURN_TIMEOUT_MS)
+    page.get_by_test_id("result-replay").click()
+    expect(page.get_by_test_id("replay-step")).to_have_text(re.compile(r"Move 0 of \d+"))
+
+    # The finished room is listed with its replay.
+    page.goto(hub.url + "/#/")
+    room = page.locator(f"[data-testid=room][data-room='{rid}']")
+    expect(room).to_contain_text("finished")
+    expect(page.get_by_test_id(f"watch-{rid}")).to_have_count(0)
+    page.get_by_test_id(f"replay-{rid}").click()
+    expect(page.get_by_test_id("replay-badge")).to_be_visible()
+    expect(page.get_by_test_id("replay-step")).to_have_text(re.compile(r"Move 0 of \d+"))
+    w.check()

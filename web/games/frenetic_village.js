@@ -1,0 +1,692 @@
+// The Frenetic Village table, drawn from the view alone (the view contract of docs/frenetic_village.md).
+//
+// Putting a card away takes one or two clicks, each on something the legal list allows: a card of
+// the hand, then the pile it goes onto (your own pile discards it; another player's pile plays an
+// action card at them), then, for a "Pallá pacá" card, the card you give. Declaring is its own
+// button. The grab contest is the hub's (PROTOCOL.md section 4): the moment its frame arrives the
+// pile's top card turns into the grab button, drawn synchronously in onContest, and G or Space grabs.
+//
+// Two things the frame's ctx does not offer are read from the live connection the frame exposes as
+// window.hubDebug.connection: the `event` frames (the contest's result with the judged times) and
+// the measured round trip. Both are only read; nothing is sent through it.
+
+import { h } from "../ui.js";
+
+// Stylesheet of this table only, next to this module.
+if (typeof document !== "undefined" && !document.querySelector("link[data-fv-style]")) {
+  document.head.appendChild(h("link", { rel: "stylesheet", href: new URL("./frenetic_village.css", import.meta.url).href,
+    "data-fv-style": "1" }));
+}
+
+// Every race has a symbol and a word besides its colour.
+const RACES = {
+  humans: { sym: "♔", word: "Humans" },
+  elves: { sym: "❦", word: "Elves" },
+  dwarves: { sym: "⚒", word: "Dwarves" },
+  orcs: { sym: "⚔", word: "Orcs" },
+  goblins: { sym: "✹", word: "Goblins" },
+};
+const RACE_KEYS = Object.keys(RACES);
+const RUN = 5;
+const VALUES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+const KINDS = {
+  skulls: { sym: "☠", short: "Skulls", effect: "their whole hand goes under the draw pile and they draw 5 new cards" },
+  palla_paca_card: { sym: "⇄", short: "“Pallá pacá” card", effect: "you give them a card of your choice and take one of theirs at random" },
+  palla_paca_hand: { sym: "⇋", short: "“Pallá pacá” hand", effect: "you and they exchange your whole hands" },
+  two_cards: { sym: "⤓2", short: "Two cards to the deck", effect: "2 of their cards, at random, go back into the deck; they draw 2 again" },
+  three_cards: { sym: "⤓3", short: "Three cards to the deck", effect: "3 of their cards, at random, go back into the deck; they draw 3 again" },
+  one_card: { sym: "☝", short: "One card", effect: "you take one of their cards at random, they draw one, then you discard a card" },
+  wild: { sym: "★", short: "Wildcard", effect: "" },
+};
+
+const VARIANTS = {
+  single: () => "One battle",
+  five_wins: () => "First to win 5 battles",
+  lowest_total: (n) => `Lowest total of cards left in hand after ${n ?? "?"} battles`,
+  battle_points: (n) => `Most points from winning hands after ${n ?? "?"} battles`,
+};
+
+const REFUSALS = { false_start: "false start (faster than anyone can react)", late: "too late", not_eligible: "could not grab", duplicate: "tried twice" };
+
+// --- state kept between renders (per room and seat) --------------------------------------------
+
+let selection = { key: null, slot: null, target: null };
+let contest = null;     // the open contest this connection was offered: {nonce, cid, pile, card, room, seat, state}
+let lastResult = null;  // the last contest_result event seen in this room
+let lastCtx = null;
+let lastView = null;
+const watched = new WeakSet();
+
+function connection() {
+  return typeof window !== "undefined" && window.hubDebug ? window.hubDebug.connection : null;
+}
+
+/** Listen to the frame's connection for contest results and round trips (once per connection). */
+function watchConnection() {
+  const conn = connection();
+  if (!conn || watched.has(conn) || typeof conn.on !== "function") return;
+  watched.add(conn);
+  conn.on("event", (f) => onEvent(conn, f));
+  conn.on("rtt", ({ rtt }) => {
+    for (const el of document.querySelectorAll("[data-fv-rtt]")) el.textContent = rttText(rtt);
+  });
+}
+
+function rttText(rtt) {
+  return typeof rtt === "number" ? `${rtt} ms` : "not measured yet";
+}
+
+function onEvent(conn, f) {
+  if (!f || f.kind !== "contest_result" || !lastCtx || conn !== connection()) return;
+  const mine = contest && (contest.cid === f.contest || f.contest === undefined) ? contest : null;
+  lastResult = {
+    room: lastCtx.room, cid: f.contest, winner: Number.isInteger(f.winner) ? f.winner : null,
+    judged: f.judged && typeof f.judged === "object" ? f.judged : {},
+    refused: f.refused && typeof f.refused === "object" ? f.refused : {},
+    tied: Array.isArray(f.tied) ? f.tied : [], secret: typeof f.secret === "string" ? f.secret : "",
+    stats: f.stats && typeof f.stats === "object" ? f.stats : {},
+    card: mine ? mine.card : lastView && lastView.contest ? lastView.contest.card : null,
+    pile: mine ? mine.pile : lastView && lastView.contest ? lastView.contest.pile : null,
+    commit: mine ? mine.commit : null, tried: !!(mine && mine.state !== "open"), check: null,
+  };
+  if (mine) contest = null;
+  verify(lastResult);
+  lastCtx.rerender();
+}
+
+/**
+ * Check the tie-break: the secret must hash to the commit the contest frame carried, and among tied
+ * seats the winner is sorted(tied)[sha256(secret + cid) mod len]. Needs WebCrypto (a secure page).
+ */
+async function verify(res) {
+  const subtle = typeof crypto !== "undefined" ? crypto.subtle : undefined;
+  if (!subtle || !res.secret || !/^[0-9a-f]*$/i.test(res.secret) || res.secret.length % 2) return;
+  const bytes = new Uint8Array(res.secret.match(/../g).map((x) => parseInt(x, 16)));
+  const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");
+  let ok = true;
+  if (res.commit) ok = hex(await subtle.digest("SHA-256", bytes)) === res.commit;
+  if (ok && res.tied.length > 1 && typeof res.cid === "string") {
+    const cid = new TextEncoder().encode(res.cid);
+    const joined = new Uint8Array(bytes.length + cid.length);
+    joined.set(bytes);
+    joined.set(cid, bytes.length);
+    const idx = Number(BigInt(`0x${hex(await subtle.digest("SHA-256", joined))}`) % BigInt(res.tied.length));
+    ok = [...res.tied].sort((a, b) => a - b)[idx] === res.winner;
+  }
+  if (!res.commit && res.tied.length < 2) return; // nothing this viewer can check
+  res.check = ok;
+  if (lastResult === res && lastCtx) lastCtx.rerender();
+}
+
+// --- the grab -----------------------------------------------------------------------------------
+
+/** The contest this seat was offered, while it lasts (open, or tried and waiting for its result). */
+function offeredTo(ctx) {
+  return contest && ctx && contest.room === ctx.room && contest.seat === ctx.seat ? contest : null;
+}
+
+function grabOpen(ctx) {
+  return !!offeredTo(ctx) && contest.state === "open";
+}
+
+async function grab() {
+  const ctx = lastCtx;
+  const c = contest;
+  if (!grabOpen(ctx) || c !== contest) return;
+  c.state = "sent";
+  const sending = ctx.send({ type: "grab", contest: c.nonce });
+  const btn = document.querySelector("[data-testid=grab-card]");
+  if (btn) { btn.disabled = true; btn.dataset.state = "sent"; }
+  const ok = await sending;
+  if (contest === c) {
+    c.state = ok ? "judged" : "refused";
+    ctx.rerender();
+  }
+}
+
+function onKey(e) {
+  if (!contest || contest.state !== "open" || e.repeat || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key !== " " && e.key !== "g" && e.key !== "G") return;
+  const t = e.target;
+  if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+  if (!document.querySelector("[data-testid=grab-card]")) return; // the table is not on screen
+  e.preventDefault();
+  grab();
+}
+
+if (typeof document !== "undefined") document.addEventListener("keydown", onKey, true);
+
+// --- cards --------------------------------------------------------------------------------------
+
+function raceOf(r) {
+  return RACES[r] || { sym: "?", word: String(r ?? "?") };
+}
+
+function isArmy(c) {
+  return c && c.kind === "army";
+}
+
+function cardWords(c) {
+  if (!c) return "no card";
+  if (isArmy(c)) return `${raceOf(c.race).word} ${c.value}`;
+  const k = KINDS[c.kind];
+  return k ? k.short : String(c.name || c.kind || "card");
+}
+
+/** What a card does, for its title and for the hint when chosen. */
+function explain(c) {
+  if (!c) return "";
+  if (isArmy(c)) return `Army card: ${raceOf(c.race).word}, value ${c.value}.`;
+  if (c.kind === "wild") return "Wildcard: stands for any race and any value in a combination. It is not an action card.";
+  const k = KINDS[c.kind];
+  if (!k) return String(c.name || c.kind || "");
+  return `Action card. Played onto another player's pile: ${k.effect}. Discarded onto your own pile it does nothing. `
+    + "It never counts in a combination.";
+}
+
+function cardClass(c) {
+  if (!c) return "fv-card empty";
+  if (isArmy(c)) return `fv-card army race-${RACE_KEYS.includes(c.race) ? c.race : "unknown"}`;
+  return `fv-card ${c.kind === "wild" ? "wild" : "action"} kind-${String(c.kind).replace(/[^a-z_]/g, "")}`;
+}
+
+/** The face of one card: value, symbol and word for army cards; symbol and name for the others. */
+function face(c) {
+  if (!c) return [h("span", { class: "c-none" }, "empty")];
+  if (isArmy(c)) {
+    const r = raceOf(c.race);
+    return [h("span", { class: "c-value" }, String(c.value)),
+      h("span", { class: "c-sym", "aria-hidden": "true" }, r.sym),
+      h("span", { class: "c-race" }, r.word)];
+  }
+  const k = KINDS[c.kind] || { sym: "?", short: String(c.name || c.kind) };
+  return [h("span", { class: "c-sym", "aria-hidden": "true" }, k.sym),
+    h("span", { class: "c-name" }, k.short),
+    h("span", { class: "c-kind" }, c.kind === "wild" ? "any race & value" : "action card")];
+}
+
+function cardAttrs(c) {
+  return { "data-kind": c ? c.kind : "", "data-race": isArmy(c) ? c.race : null, "data-value": isArmy(c) ? c.value : null,
+    title: explain(c) };
+}
+
+function back(label) {
+  return h("span", { class: "fv-card back", "aria-hidden": "true" }, h("span", { class: "c-sym" }, "▦"), h("span", { class: "c-name" }, label));
+}
+
+// --- what the legal list allows -----------------------------------------------------------------
+
+function readLegal(view) {
+  const r = { draw: null, declare: new Map(), discard: new Map(), play: new Map() };
+  for (const a of Array.isArray(view.legal) ? view.legal : []) {
+    if (!a || typeof a !== "object") continue;
+    if (a.type === "draw") r.draw = a;
+    else if (a.type === "declare" && Number.isInteger(a.slot)) r.declare.set(a.slot, a);
+    else if (a.type === "discard" && Number.isInteger(a.slot)) r.discard.set(a.slot, a);
+    else if (a.type === "play" && Number.isInteger(a.slot) && Number.isInteger(a.target)) {
+      if (!r.play.has(a.slot)) r.play.set(a.slot, new Map());
+      const byTarget = r.play.get(a.slot);
+      if (Number.isInteger(a.give)) {
+        if (!byTarget.has(a.target)) byTarget.set(a.target, new Map());
+        const gives = byTarget.get(a.target);
+        if (gives instanceof Map) gives.set(a.give, a);
+      } else {
+        byTarget.set(a.target, a);
+      }
+    }
+  }
+  return r;
+}
+
+function canPutAway(legal, slot) {
+  return legal.discard.has(slot) || legal.play.has(slot);
+}
+
+// --- combinations within reach ------------------------------------------------------------------
+
+/** The largest set of cards with pairwise different races and values (the ladder's matching). */
+function matching(cards) {
+  const valueTo = new Map(); // value -> card
+  const augment = (card, seen) => {
+    for (const other of cards) {
+      if (other.race !== card.race || seen.has(other.value)) continue;
+      seen.add(other.value);
+      const holder = valueTo.get(other.value);
+      if (holder === undefined || augment(holder, seen)) {
+        valueTo.set(other.value, other);
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const race of RACE_KEYS) {
+    const first = cards.find((c) => c.race === race);
+    if (first) augment(first, new Set());
+  }
+  return [...valueTo.values()];
+}
+
+function listWords(xs, last = "and") {
+  if (xs.length <= 1) return xs.join("");
+  return `${xs.slice(0, -1).join(", ")} ${last} ${xs[xs.length - 1]}`;
+}
+
+/** "missing A and B", or, when wildcards stand in for some, "1 more of A or B". */
+function missingText(items, need, tail = "") {
+  if (!items.length || need <= 0) return "";
+  if (need >= items.length) return `missing ${listWords(items)}${tail}`;
+  return `${need} more of ${listWords(items, "or")}${tail}`;
+}
+
+/**
+ * Every template the hand can aim at (a race's run, a value, a ladder window), best first: how many
+ * of its five cards the hand holds (wildcards fill gaps) and what is missing. The same measure the
+ * bots use (docs/frenetic_village.md), shown to the player.
+ */
+export function closest(hand, limit = 3) {
+  const army = (hand || []).filter((c) => isArmy(c) && RACE_KEYS.includes(c.race) && Number.isInteger(c.value));
+  const wilds = Math.min(2, (hand || []).filter((c) => c && c.kind === "wild").length);
+  const found = [];
+  const add = (t) => {
+    const fill = Math.min(wilds, RUN - t.have);
+    found.push({ ...t, count: Math.min(RUN, t.have + fill), wilds: fill });
+  };
+  for (const race of RACE_KEYS) {
+    let best = null;
+    for (let s = 1; s + RUN - 1 <= 10; s++) {
+      const vals = new Set(army.filter((c) => c.race === race && c.value >= s && c.value < s + RUN).map((c) => c.value));
+      if (!best || vals.size > best.have) {
+        const missing = [];
+        for (let v = s; v < s + RUN; v++) if (!vals.has(v)) missing.push(`${raceOf(race).word} ${v}`);
+        best = { type: "race_straight", have: vals.size, label: `Straight of ${raceOf(race).sym} ${raceOf(race).word} ${s}–${s + RUN - 1}`,
+          missing: (need) => missingText(missing, need) };
+      }
+    }
+    add(best);
+  }
+  for (const v of VALUES) {
+    const races = new Set(army.filter((c) => c.value === v).map((c) => c.race));
+    const missing = RACE_KEYS.filter((r) => !races.has(r)).map((r) => raceOf(r).word);
+    add({ type: "five_of_a_value", have: races.size, label: `Five ${v}s`,
+      missing: (need) => missingText(missing.map((r) => `${r} ${v}`), need) });
+  }
+  let ladder = null;
+  for (let s = 1; s + RUN - 1 <= 10; s++) {
+    const m = matching(army.filter((c) => c.value >= s && c.value < s + RUN));
+    if (!ladder || m.length > ladder.have) {
+      const vals = new Set(m.map((c) => c.value));
+      const races = new Set(m.map((c) => c.race));
+      const needV = [];
+      for (let v = s; v < s + RUN; v++) if (!vals.has(v)) needV.push(String(v));
+      const needR = RACE_KEYS.filter((r) => !races.has(r)).map((r) => raceOf(r).word);
+      ladder = { type: "invincible_ladder", have: m.length, label: `Invincible ladder ${s}–${s + RUN - 1}`,
+        missing: (need) => missingText(needV.map((v) => `a ${v}`), need, `, of ${listWords(needR, need < needV.length ? "or" : "and")} (one race each)`) };
+    }
+  }
+  add(ladder);
+  const order = { race_straight: 0, five_of_a_value: 1, invincible_ladder: 2 };
+  return found.filter((t) => t.count > 0)
+    .sort((a, b) => b.count - a.count || a.wilds - b.wilds || order[a.type] - order[b.type])
+    .slice(0, limit);
+}
+
+// --- the board ----------------------------------------------------------------------------------
+
+function player(view, seat) {
+  return (Array.isArray(view.players) ? view.players : []).find((p) => p && p.seat === seat) || null;
+}
+
+function who(ctx, seat) {
+  return seat === ctx.seat ? "you" : ctx.name(seat);
+}
+
+function whose(ctx, seat) {
+  return seat === ctx.seat ? "your" : `${ctx.name(seat)}’s`;
+}
+
+function selectedCard(view) {
+  const hand = Array.isArray(view.hand) ? view.hand : [];
+  return selection.slot !== null ? hand[selection.slot] : null;
+}
+
+/** The pile of one seat: its top card, its size, and what it offers now (a target, or the grab). */
+function renderPile(view, ctx, seat, legal) {
+  const p = player(view, seat) || { seat };
+  const mine = seat === ctx.seat;
+  const open = view.contest && view.contest.pile === seat ? view.contest : null;
+  const offered = offeredTo(ctx) && contest.pile === seat ? contest : null;
+  const top = offered && offered.card ? offered.card : p.top;
+  const queued = Array.isArray(view.grabbable) && view.grabbable.includes(seat) && !open;
+
+  // What a click on this pile would do, with the card already chosen.
+  let action = null;
+  let verb = "";
+  if (selection.slot !== null && !view.result) {
+    const card = selectedCard(view);
+    if (mine && legal.discard.has(selection.slot)) {
+      action = legal.discard.get(selection.slot);
+      verb = `Discard ${cardWords(card)} here`;
+    } else if (!mine && legal.play.has(selection.slot) && legal.play.get(selection.slot).has(seat)) {
+      const target = legal.play.get(selection.slot).get(seat);
+      if (target instanceof Map) {
+        action = "give";
+        verb = selection.target === seat ? "✔ target: now choose the card you give" : `Play ${cardWords(card)} on ${ctx.name(seat)}`;
+      } else {
+        action = target;
+        verb = `Play ${cardWords(card)} on ${ctx.name(seat)}`;
+      }
+    }
+  }
+
+  let topEl;
+  if (offered) {
+    topEl = h("button", {
+      type: "button", class: `${cardClass(top)} grab-card`, "data-testid": "grab-card", "data-focus-key": "grab",
+      "data-legal": offered.state === "open" ? "true" : null, "data-state": offered.state, "data-cid": offered.cid,
+      disabled: offered.state !== "open",
+      "aria-label": `Grab ${cardWords(top)} from ${whose(ctx, seat)} pile (G or Space)`, ...cardAttrs(top),
+      onpointerdown: (e) => { if (e.button === 0) grab(); },
+      onclick: () => grab(),
+    }, ...face(top), h("span", { class: "grab-word" },
+      offered.state === "open" ? "⚡ GRAB! (G / Space)" : offered.state === "sent" ? "☚ Sent…" : offered.state === "judged" ? "☚ In time: being judged" : "✕ Refused"));
+  } else if (p.face_down) {
+    topEl = h("span", { class: "fv-card back declared", "data-testid": "pile-top" },
+      h("span", { class: "c-sym" }, "▦"), h("span", { class: "c-name" }, "face down: declared!"));
+  } else if (top) {
+    topEl = h("span", { class: `${cardClass(top)}${open ? " contested" : ""}`, "data-testid": "pile-top", ...cardAttrs(top) },
+      ...face(top), open ? h("span", { class: "grab-word" }, "⚡ up for grabs") : null);
+  } else {
+    topEl = h("span", { class: "fv-card empty", "data-testid": "pile-top" }, h("span", { class: "c-none" }, "empty pile"));
+  }
+
+  const active = Array.isArray(view.active) && view.active.includes(seat);
+  const isTurn = view.turn === seat && !view.result;
+  const head = h("span", { class: "pile-head" },
+    h("strong", {}, isTurn ? "▶ " : "", mine ? `You (${ctx.name(seat)})` : ctx.name(seat)),
+    h("span", { class: "muted" }, ` · ${p.hand ?? "?"} cards in hand · ${p.pile ?? 0} in pile`),
+    p.wins ? h("span", { class: "wins" }, ` · ♛ ${p.wins} won`) : null,
+    active && !isTurn ? h("span", { class: "await" }, " · to draw") : null);
+  const notes = [];
+  if (open) {
+    const elig = Array.isArray(open.eligible) ? open.eligible : [];
+    notes.push(h("span", { class: "note contest-note" }, `⚡ contested: ${elig.map((s) => who(ctx, s)).join(", ") || "nobody"} may grab`));
+  }
+  if (queued) notes.push(h("span", { class: "note" }, "◷ contested next"));
+
+  const cls = `pile-box${mine ? " mine" : ""}${isTurn ? " turn" : ""}${open ? " contested" : ""}${action ? " target" : ""}`;
+  const attrs = { class: cls, "data-testid": "pile", "data-seat": seat };
+  const body = [head, h("span", { class: "pile-row" }, topEl, h("span", { class: "pile-size", "aria-hidden": "true" }, `×${p.pile ?? 0}`)), ...notes];
+  if (!action || offered) return h("section", { ...attrs, "aria-label": `${mine ? "Your" : `${ctx.name(seat)}’s`} pile` }, ...body);
+  // The whole pile is the target button (never while a grab is offered on it).
+  return h("button", {
+    ...attrs, type: "button", "data-legal": "true", "data-action": action === "give" ? "play" : action.type,
+    "data-focus-key": `pile-${seat}`, "aria-pressed": selection.target === seat ? "true" : "false",
+    onclick: () => {
+      if (action === "give") {
+        selection.target = selection.target === seat ? null : seat;
+        ctx.rerender();
+        return;
+      }
+      send(ctx, action);
+    },
+  }, ...body, h("span", { class: "target-word" }, `⤵ ${verb}`));
+}
+
+/** Send a legal action; the next view changes the selection key, which clears the selection. */
+function send(ctx, action) {
+  return ctx.send(action);
+}
+
+function renderDrawPile(view, ctx, legal) {
+  const n = typeof view.draw_pile === "number" ? view.draw_pile : 0;
+  const refill = view.phase === "refill";
+  const inner = [back(`${n} cards`), h("span", { class: "draw-label" }, "Draw pile")];
+  if (!legal.draw || view.result) {
+    return h("div", { class: "draw-box", "data-testid": "draw-pile", "aria-label": `Draw pile: ${n} cards` }, ...inner);
+  }
+  const hand = Array.isArray(view.hand) ? view.hand.length : 0;
+  const label = refill ? `Draw back up to 5 (${Math.max(0, 5 - hand)} card${5 - hand === 1 ? "" : "s"})` : "Draw a card";
+  return h("button", { type: "button", class: "draw-box legal", "data-testid": "draw-pile", "data-legal": "true",
+    "data-focus-key": "draw", onclick: () => send(ctx, legal.draw) }, ...inner, h("span", { class: "target-word" }, `⤒ ${label}`));
+}
+
+function renderHand(view, ctx, legal) {
+  const hand = Array.isArray(view.hand) ? view.hand : [];
+  const giving = selection.slot !== null && selection.target !== null
+    ? legal.play.get(selection.slot)?.get(selection.target) : null;
+  const cards = hand.map((c, i) => {
+    const tags = [];
+    if (view.grabbed_slot === i) tags.push(h("span", { class: "c-tag" }, "☚ just grabbed"));
+    if (legal.declare.has(i)) tags.push(h("span", { class: "c-tag win" }, "★ face down to win"));
+    const base = { class: `${cardClass(c)}${selection.slot === i ? " selected" : ""}`, "data-testid": "hand-card", "data-slot": i, ...cardAttrs(c) };
+    let onclick = null;
+    let role = "";
+    if (giving instanceof Map) {
+      if (giving.has(i)) {
+        role = "give";
+        onclick = () => send(ctx, giving.get(i));
+      } else if (selection.slot === i) {
+        role = "cancel";
+        onclick = () => { selection = { ...selection, slot: null, target: null }; ctx.rerender(); };
+      }
+    } else if (canPutAway(legal, i)) {
+      role = selection.slot === i ? "cancel" : "choose";
+      onclick = () => {
+        selection = { ...selection, slot: selection.slot === i ? null : i, target: null };
+        ctx.rerender();
+      };
+    }
+    if (!onclick) return h("span", { ...base, "aria-label": `${cardWords(c)}${view.grabbed_slot === i ? " (just grabbed: put another card away)" : ""}` }, ...face(c), ...tags);
+    const words = { give: `give ${cardWords(c)} to ${ctx.name(selection.target)}`, cancel: "chosen; choose it again to cancel", choose: "choose it to put it away" }[role];
+    return h("button", {
+      ...base, type: "button", class: `${base.class} legal${role === "give" ? " give" : ""}`, "data-legal": "true", "data-role": role,
+      "data-focus-key": `hand-${i}`, "aria-pressed": selection.slot === i ? "true" : "false",
+      "aria-label": `${cardWords(c)}: ${words}`, onclick,
+    }, ...face(c), ...tags, role === "give" ? h("span", { class: "c-tag" }, "⇄ give this") : selection.slot === i ? h("span", { class: "c-tag" }, "✔ chosen") : null);
+  });
+  const declares = [...legal.declare.entries()].map(([slot, a]) => h("button", {
+    type: "button", class: "primary declare", "data-testid": "declare", "data-slot": slot, "data-legal": "true",
+    "data-focus-key": `declare-${slot}`, onclick: () => send(ctx, a),
+  }, `★ Declare: put ${cardWords(hand[slot])} face down, the other five win`));
+  const combos = closest(hand);
+  return h("section", { class: "hand-box", "data-testid": "my-hand", "aria-label": "Your hand" },
+    h("h3", {}, `Your hand`, h("span", { class: "muted" }, ` ${hand.length} cards`)),
+    h("div", { class: "hand" }, ...cards),
+    declares.length ? h("div", { class: "declares" }, ...declares) : null,
+    combos.length ? h("div", { class: "combos", "data-testid": "combos" },
+      h("strong", {}, "Closest combinations: "),
+      h("ul", {}, ...combos.map((t) => h("li", { "data-type": t.type, "data-count": t.count },
+        h("span", { class: "combo-label" }, t.label), ": ",
+        h("strong", {}, t.count >= RUN ? "complete!" : `${t.count} of ${RUN}`),
+        t.wilds ? h("span", { class: "muted" }, ` (${t.wilds} wildcard${t.wilds > 1 ? "s" : ""})`) : null,
+        t.count < RUN ? h("span", { class: "muted" }, ` — ${t.missing(RUN - t.count)}`) : null)))) : null);
+}
+
+function hint(view, ctx, legal) {
+  if (view.result) return "The game is over: the winning hand is shown below.";
+  if (grabOpen(ctx)) return `⚡ Grab it! Click ${cardWords(contest.card)} on ${whose(ctx, contest.pile)} pile, or press G or Space. Fastest hand wins.`;
+  const c = view.contest;
+  if (c) {
+    if (ctx.isSpectator) return `${cardWords(c.card)} just landed on ${whose(ctx, c.pile)} pile: the fastest hand may grab it.`;
+    if (c.placer === ctx.seat) return `You put ${cardWords(c.card)} down: the others may grab it now.`;
+    if (contest && contest.cid && contest.state !== "open") return "Your grab is in: waiting for the judgement…";
+    return `${cardWords(c.card)} is up for grabs on ${whose(ctx, c.pile)} pile.`;
+  }
+  if (ctx.isSpectator) return "You are watching: every pile’s top card is shown; the hands stay hidden.";
+  const active = Array.isArray(view.active) ? view.active : [];
+  if (!active.includes(ctx.seat)) {
+    const names = active.map((s) => ctx.name(s)).join(", ");
+    return view.phase === "refill" ? `Waiting for ${names} to draw back up to 5 cards.` : `Waiting for ${names || "the others"}.`;
+  }
+  if (legal.draw) {
+    return view.phase === "refill" ? "Your hand was struck: draw back up to 5 cards (the highlighted draw pile)."
+      : "Your turn: draw a card (the highlighted draw pile).";
+  }
+  const win = legal.declare.size ? " You hold a winning hand: declare it!" : "";
+  const card = selectedCard(view);
+  if (card && selection.target !== null) return `Now choose the card you give to ${ctx.name(selection.target)} (highlighted in your hand).`;
+  if (card) {
+    const k = KINDS[card.kind];
+    const plays = legal.play.has(selection.slot);
+    if (plays && k) return `${k.short} chosen: play it on a highlighted pile (${k.effect}), or discard it onto your own pile, where it does nothing.${win}`;
+    return `${cardWords(card)} chosen: discard it onto your own pile (highlighted), or choose another card.${win}`;
+  }
+  if (Number.isInteger(view.grabbed_slot)) return `You grabbed ${cardWords(view.hand[view.grabbed_slot])}: now put another card away.${win}`;
+  if (view.phase === "discard") return `“One card”: now discard a card onto your own pile (no action cards now).${win}`;
+  return `Choose a card of your hand to put away: onto your own pile, or an action card onto another player’s pile.${win}`;
+}
+
+function renderContestBox(view, ctx) {
+  const conn = connection();
+  const parts = [];
+  const res = lastResult && lastResult.room === ctx.room ? lastResult : null;
+  if (res) {
+    const seats = [...new Set([...Object.keys(res.judged), ...Object.keys(res.refused)])].map(Number)
+      .sort((a, b) => (res.judged[a] ?? 1e9) - (res.judged[b] ?? 1e9));
+    const winner = res.winner === null ? "nobody" : who(ctx, res.winner);
+    parts.push(h("p", { class: "result-line" },
+      h("strong", {}, res.winner === null ? "⚡ Nobody grabbed " : `⚡ ${winner === "you" ? "You" : winner} grabbed `),
+      res.card ? cardWords(res.card) : "the card",
+      res.pile !== null && res.pile !== undefined ? ` from ${whose(ctx, res.pile)} pile.` : "."));
+    if (seats.length) {
+      parts.push(h("ul", { class: "judged", "data-testid": "judged" }, ...seats.map((s) => {
+        const ms = res.judged[s];
+        const why = res.refused[s];
+        const stat = res.stats[String(s)];
+        return h("li", { class: s === res.winner ? "winner" : "", "data-seat": s },
+          s === res.winner ? "♛ " : "· ", `${who(ctx, s)}: `,
+          typeof ms === "number" ? h("strong", {}, `${Math.round(ms)} ms`) : "no time",
+          why ? ` ✕ ${REFUSALS[why] || why}` : "",
+          stat && stat.flagged ? " ⚑ judged without network allowance (too fast too often)" : "");
+      })));
+    } else {
+      parts.push(h("p", { class: "muted" }, "Nobody tried."));
+    }
+    const tie = res.tied.length > 1 ? `Tie within 20 ms between ${listWords(res.tied.map((s) => who(ctx, s)))}, broken by the committed lottery. ` : "";
+    const check = res.check === true ? "✔ the revealed secret matches its commitment" : res.check === false ? "✕ the revealed secret does NOT match its commitment" : "";
+    if (tie || check) parts.push(h("p", { class: "muted small", "data-testid": "lottery" }, tie, check));
+  }
+  if (!ctx.isSpectator) {
+    parts.push(h("p", { class: "muted small" }, "Judged time = your reaction on the hub’s clock, with your network delay taken out. Your round trip: ",
+      h("span", { "data-fv-rtt": "1", "data-testid": "rtt-mine" }, rttText(conn ? conn.rtt : null)), "."));
+  }
+  if (!parts.length) return null;
+  return h("section", { class: "contest-box", "data-testid": "contest-result", "data-winner": res && res.winner !== null ? res.winner : "",
+    "data-cid": res ? res.cid : "", "aria-live": "polite" }, h("h3", {}, res ? "Last grab" : "Grabs"), ...parts);
+}
+
+function renderLastBattle(view, ctx) {
+  const b = view.last_battle;
+  if (!b || typeof b !== "object") return null;
+  const hands = Array.isArray(b.hands) ? b.hands : [];
+  const added = Array.isArray(b.added) ? b.added : [];
+  return h("section", { class: "battle-box", "data-testid": "last-battle" },
+    h("h3", {}, `Battle ${b.battle}: ♛ ${who(ctx, b.winner) === "you" ? "You" : who(ctx, b.winner)} won with ${b.combination_name || b.combination}`),
+    h("div", { class: "hand small-cards", "data-testid": "winning-hand" },
+      ...(Array.isArray(b.hand) ? b.hand : []).map((c) => h("span", { class: cardClass(c), ...cardAttrs(c) }, ...face(c)))),
+    ...hands.map((cards, s) => (s === b.winner || !Array.isArray(cards) ? null : h("div", { class: "other-hand" },
+      h("p", {}, `${ctx.name(s)}${s === ctx.seat ? " (you)" : ""} held`, added[s] ? ` (+${added[s]} points)` : "", ":"),
+      h("div", { class: "hand small-cards" }, ...cards.map((c) => h("span", { class: cardClass(c), ...cardAttrs(c) }, ...face(c))))))),
+    view.variant !== "single" && added[b.winner] ? h("p", { class: "muted" }, `${ctx.name(b.winner)} adds ${added[b.winner]}.`) : null);
+}
+
+function renderLegend() {
+  return h("details", { class: "legend" }, h("summary", {}, "The cards"),
+    h("p", {}, "Army cards: 5 races × values 1 to 10. ",
+      ...RACE_KEYS.map((r) => h("span", { class: `chip race-${r}` }, `${RACES[r].sym} ${RACES[r].word}`))),
+    h("ul", {}, ...Object.entries(KINDS).map(([k, v]) => h("li", {},
+      h("span", { class: `chip kind-${k}` }, `${v.sym} ${v.short}`), " ",
+      k === "wild" ? "stands for any race and any value; not an action card." : `onto another player’s pile: ${v.effect}.`))),
+    h("p", { class: "muted" }, "Win a battle with 5 consecutive values of one race, 5 of one value, or 5 consecutive values "
+      + "each of a different race (the invincible ladder). Runs do not wrap around."));
+}
+
+export default {
+  id: "frenetic_village",
+  title: "Frenetic Village",
+  summary: `Everyone holds 5 cards and has a face-up discard pile of their own. On your turn draw a card, then put one away: discard it onto your own pile, or play an action card onto another player's pile, where it strikes them (Skulls, "Pallá pacá", cards back to the deck...).
+
+The instant a card lands on a pile, every other player may grab it: the fastest hand wins it (press G or Space, or click the card), must put another card away, and play goes on from them. The hub judges reaction times with each player's network delay taken out.
+
+Win a battle by holding 5 consecutive values of one race, 5 cards of one value, or 5 consecutive values each of a different race (the invincible ladder): on your turn, put your sixth card face down to declare it. Wildcards stand for any card.`,
+
+  phaseText(view, ctx) {
+    const name = (s) => (s === ctx.seat ? "You" : ctx.name(s));
+    const turn = name(view.turn);
+    const c = view.contest;
+    switch (view.phase) {
+      case "draw": return `${turn} ${turn === "You" ? "draw" : "draws"} a card`;
+      case "play": return `${turn} ${turn === "You" ? "put" : "puts"} a card away: discard, play an action card, or declare`;
+      case "grab": return c ? `Grab! ${cardWords(c.card)} on ${c.pile === ctx.seat ? "your" : `${ctx.name(c.pile)}’s`} pile goes to the fastest hand` : "Grab contest";
+      case "discard": return Number.isInteger(view.grabbed_slot) || view.turn !== ctx.seat
+        ? `${turn} ${turn === "You" ? "put" : "puts"} another card away` : "You discard a card after “One card”";
+      case "refill": return `Struck hands draw back up to 5: ${(view.active || []).map(name).join(", ")}`;
+      case "over": return "The game is over";
+      default: return String(view.phase || "").replace(/_/g, " ");
+    }
+  },
+
+  figures(p, view) {
+    const out = [`${p.hand} in hand`, `pile ${p.pile}`];
+    if (p.face_down) out.push("▦ declared");
+    out.push(`♛ ${p.wins} battle${p.wins === 1 ? "" : "s"} won`);
+    if (view.variant === "lowest_total" || view.variant === "battle_points") out.push(`${p.score} points`);
+    return out;
+  },
+
+  onContest(frame, ctx) {
+    if (!frame || ctx.isSpectator || typeof frame.id !== "string") return;
+    contest = { nonce: frame.id, cid: frame.contest, commit: typeof frame.commit === "string" ? frame.commit : null,
+      pile: Number.isInteger(frame.pile) ? frame.pile : lastView && lastView.contest ? lastView.contest.pile : null,
+      card: frame.card || (lastView && lastView.contest ? lastView.contest.card : null),
+      room: ctx.room, seat: ctx.seat, state: "open" };
+    lastCtx = ctx;
+    watchConnection();
+    ctx.rerender(); // synchronous: the grab button is on screen before this returns
+    const btn = document.querySelector("[data-testid=grab-card]");
+    if (btn) {
+      btn.focus({ preventScroll: true });
+      const r = btn.getBoundingClientRect();
+      if (r.bottom < 0 || r.top > window.innerHeight) btn.scrollIntoView({ block: "center" });
+    }
+    // A result that never comes (a dropped event) must not leave the button up for ever.
+    const mine = contest;
+    setTimeout(() => { if (contest === mine) { contest = null; if (lastCtx) lastCtx.rerender(); } }, 15000);
+  },
+
+  render(el, view, ctx) {
+    lastCtx = ctx;
+    lastView = view;
+    watchConnection();
+    const key = `${ctx.room}:${ctx.seat}:${view.battle}:${view.log_from}:${Array.isArray(view.log) ? view.log.length : 0}:${view.phase}`;
+    if (selection.key !== key) selection = { key, slot: null, target: null };
+    if (contest && (contest.room !== ctx.room || contest.seat !== ctx.seat || view.result)) contest = null;
+    if (lastResult && lastResult.room !== ctx.room) lastResult = null;
+    const legal = readLegal(view);
+    if (selection.slot !== null && !canPutAway(legal, selection.slot)) selection = { key, slot: null, target: null };
+    if (selection.target !== null && !(legal.play.get(selection.slot)?.get(selection.target) instanceof Map)) selection.target = null;
+
+    const seats = (Array.isArray(view.players) ? view.players : []).map((p) => p.seat);
+    // Your own pile first, then the others in play order from you.
+    const start = ctx.isSpectator ? 0 : Math.max(0, seats.indexOf(ctx.seat));
+    const order = seats.slice(start).concat(seats.slice(0, start));
+    const variant = (VARIANTS[view.variant] || (() => String(view.variant)))(view.battles);
+
+    const root = h("div", { class: "frenetic-village", "data-phase": view.phase, onkeydown: (e) => {
+      if (e.key === "Escape" && selection.slot !== null) { selection = { key, slot: null, target: null }; ctx.rerender(); }
+    } },
+    h("p", { class: "fv-info" },
+      h("span", { "data-testid": "battle" }, `Battle ${view.battle}${view.battles ? ` of ${view.battles}` : ""}`), " · ",
+      h("span", {}, variant)),
+    h("p", { class: "hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
+    h("div", { class: "table-top" },
+      renderDrawPile(view, ctx, legal),
+      h("div", { class: "piles", "data-testid": "piles" }, ...order.map((s) => renderPile(view, ctx, s, legal)))),
+    ctx.isSpectator ? null : renderHand(view, ctx, legal),
+    renderContestBox(view, ctx),
+    renderLastBattle(view, ctx),
+    renderLegend());
+    el.appendChild(root);
+  },
+};

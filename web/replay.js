@@ -1,0 +1,209 @@
+// A finished game, move by move: GET /api/rooms/{rid}/replay gives the first spectator view and one
+// RFC 6902 patch per move; every view is computed once, up front, and kept, so going back is just
+// showing the previous one. The table is the game's own module, drawn as a spectator sees it, with
+// nothing to click on the board.
+//
+// Controls: first / back / play-pause / forward / last, a slider, and the keyboard (← →, Home, End).
+// The step is kept in the address (#/replay/<rid>/<step>) without reloading, so a moment of a game
+// can be linked.
+
+import { applyPatch } from "fast-json-patch";
+import { Frame, logText } from "./frame.js";
+import { makeCtx, showNet } from "./table.js";
+import { h, api, toast, seatName } from "./ui.js";
+
+const PLAY_EVERY_MS = 900;
+
+/** Open the replay of room rid in el, at step (default 0); returns a function that closes it. */
+export function openReplay(el, rid, { step = null } = {}) {
+  const replay = new Replay(el, rid, step);
+  return () => replay.close();
+}
+
+/** JSON with sorted keys: two views are the same view whatever order their keys came in. */
+export function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+class Replay {
+  constructor(el, rid, step) {
+    this.rid = rid;
+    this.views = [];
+    this.steps = [];
+    this.index = 0;
+    this.timer = null;
+    this.closed = false;
+    showNet("idle");
+    this.frame = new Frame(el, { rid, mode: "replay", ctx: () => this.ctx() });
+    this.onKey = (e) => this.key(e);
+    document.addEventListener("keydown", this.onKey);
+    window.hubDebug = { replay: this, frame: this.frame };
+    this.load(step);
+  }
+
+  close() {
+    this.closed = true;
+    this.frame.closed = true;
+    this.pause();
+    document.removeEventListener("keydown", this.onKey);
+  }
+
+  ctx() {
+    return makeCtx({
+      seat: null,
+      view: () => this.frame.view,
+      room: this.rid,
+      replay: true,
+      send: () => {
+        toast("This is a replay: nothing can be played here.");
+        return Promise.resolve(false);
+      },
+      rerender: () => this.frame.renderBoard(),
+      serverNow: () => Date.now(),
+      frame: this.frame,
+    });
+  }
+
+  async load(step) {
+    let data;
+    try {
+      data = await api("GET", `/api/rooms/${encodeURIComponent(this.rid)}/replay`);
+    } catch (e) {
+      if (!this.closed) this.fail(e);
+      return;
+    }
+    if (this.closed) return;
+    this.data = data;
+    this.steps = Array.isArray(data.steps) ? data.steps : [];
+    this.views = [data.view];
+    for (let i = 0; i < this.steps.length; i++) {
+      try {
+        this.views.push(applyPatch(this.views[i], this.steps[i].ops, false, false).newDocument);
+      } catch (e) {
+        console.error(`replay step ${i + 1} does not apply`, e);
+        toast(`The replay breaks off at move ${i + 1}: the rest cannot be shown.`, "error");
+        this.steps = this.steps.slice(0, i);
+        break;
+      }
+    }
+    // The last computed view must be the hub's final view; a replay that disagrees says so.
+    this.matchesFinal = data.final !== undefined && canonical(this.views[this.views.length - 1]) === canonical(data.final);
+    if (!this.matchesFinal) console.warn("the replayed views do not end at the hub's final view");
+    document.title = `Replay ${this.rid} · Game hub`;
+    this.buildControls();
+    const at = Number.isInteger(step) ? step : 0;
+    this.go(Math.max(0, Math.min(at, this.last)));
+  }
+
+  get last() {
+    return this.views.length - 1;
+  }
+
+  fail(e) {
+    const watch = h("a", { class: "button", href: `#/room/${encodeURIComponent(this.rid)}/watch` }, "◉ Watch it live");
+    const lobby = h("a", { class: "button", href: "#/" }, "Lobby");
+    let text;
+    let actions = [lobby];
+    if (e.status === 409) {
+      text = "This game is still being played: its replay is ready once it ends.";
+      actions = [watch, lobby];
+    } else if (e.status === 404) {
+      text = "There is no such room: it never existed, or it finished long enough ago to be cleared away.";
+    } else {
+      text = `The replay could not be loaded: ${e.message}`;
+    }
+    this.frame.boardEl.replaceChildren(h("div", { class: "card", "data-testid": "replay-error", "data-status": e.status ?? "" },
+      h("p", {}, text), h("div", { class: "actions" }, ...actions)));
+  }
+
+  buildControls() {
+    const n = this.last;
+    const btn = (testid, label, text, fn) => h("button", { type: "button", "data-testid": testid, "aria-label": label,
+      title: label, onclick: fn }, text);
+    this.slider = h("input", { type: "range", min: 0, max: n, step: 1, value: 0, class: "replay-slider",
+      "data-testid": "replay-slider", "aria-label": "Move",
+      oninput: () => { this.pause(); this.go(Number(this.slider.value)); } });
+    this.counter = h("span", { class: "replay-count", "data-testid": "replay-step", "aria-live": "polite" });
+    this.caption = h("p", { class: "replay-caption", "data-testid": "replay-caption" });
+    this.playBtn = btn("replay-play", "Play", "▶ Play", () => (this.timer ? this.pause() : this.play()));
+    this.backBtn = btn("replay-back", "Back one move (←)", "◀ Back", () => { this.pause(); this.go(this.index - 1); });
+    this.nextBtn = btn("replay-next", "Forward one move (→)", "Forward ▶", () => { this.pause(); this.go(this.index + 1); });
+    this.firstBtn = btn("replay-first", "The start (Home)", "« Start", () => { this.pause(); this.go(0); });
+    this.lastBtn = btn("replay-last", "The end (End)", "End »", () => { this.pause(); this.go(n); });
+    const el = this.frame.controlsEl;
+    el.hidden = false;
+    el.replaceChildren(
+      h("p", { class: "replay-title" }, h("strong", {}, "Replay"), ` of room #${this.rid}: ${this.steps.length} moves, as a spectator saw them.`,
+        this.matchesFinal ? null : h("span", { class: "error" }, " (it does not end exactly as the game did)")),
+      h("div", { class: "replay-bar" }, this.firstBtn, this.backBtn, this.playBtn, this.nextBtn, this.lastBtn, this.counter),
+      this.slider,
+      this.caption,
+      h("p", { class: "muted keys" }, "Keys: ← and → step one move, Home and End jump to the start and the end."));
+  }
+
+  /** Show the view after `i` moves. */
+  go(i) {
+    if (!this.views.length) return;
+    const index = Math.max(0, Math.min(i, this.last));
+    this.index = index;
+    const view = this.views[index];
+    this.frame.show(view, index);
+    this.slider.value = String(index);
+    this.slider.setAttribute("aria-valuetext", `move ${index} of ${this.last}`);
+    this.counter.textContent = `Move ${index} of ${this.last}`;
+    this.counter.dataset.index = String(index);
+    this.caption.textContent = this.describe(index);
+    this.backBtn.disabled = index === 0;
+    this.firstBtn.disabled = index === 0;
+    this.nextBtn.disabled = index === this.last;
+    this.lastBtn.disabled = index === this.last;
+    if (index === this.last) this.pause();
+    try { history.replaceState(null, "", `#/replay/${encodeURIComponent(this.rid)}/${index}`); } catch { /* ignore */ }
+  }
+
+  /** What move i did: who moved, and the log line it added. */
+  describe(i) {
+    if (i === 0) return "The start: the table before the first move.";
+    const view = this.views[i];
+    const prev = this.views[i - 1];
+    const seat = this.steps[i - 1] ? this.steps[i - 1].seat : null;
+    const who = seat === null || seat === undefined ? "The hub" : seatName(view, seat);
+    const log = Array.isArray(view.log) ? view.log : [];
+    const before = Array.isArray(prev.log) ? prev.log : [];
+    const line = log.length && canonical(log[log.length - 1]) !== canonical(before[before.length - 1]) ? log[log.length - 1] : null;
+    const text = line === null ? "" : logText(line, view);
+    return `Move ${i}, ${who}${text ? `: ${text}` : "."}`;
+  }
+
+  play() {
+    if (this.index >= this.last) this.go(0);
+    this.playBtn.textContent = "❚❚ Pause";
+    this.playBtn.setAttribute("aria-label", "Pause");
+    this.timer = setInterval(() => this.go(this.index + 1), PLAY_EVERY_MS);
+  }
+
+  pause() {
+    clearInterval(this.timer);
+    this.timer = null;
+    if (this.playBtn) {
+      this.playBtn.textContent = "▶ Play";
+      this.playBtn.setAttribute("aria-label", "Play");
+    }
+  }
+
+  key(e) {
+    if (!this.views.length || e.altKey || e.ctrlKey || e.metaKey) return;
+    const t = e.target;
+    // The slider steps itself with the arrows; fields and menus keep their own keys.
+    if (t === this.slider || (t && /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const to = { ArrowLeft: this.index - 1, ArrowRight: this.index + 1, Home: 0, End: this.last }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    this.pause();
+    this.go(to);
+  }
+}
