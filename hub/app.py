@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -12,9 +13,9 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from hub import lobby
+from hub.broker import make_broker
 from hub.connection import Endpoint
 from hub.metrics import Metrics
-from hub.rooms import Rooms
 from hub.settings import Settings
 
 WEB = Path(__file__).resolve().parent.parent / "web"
@@ -23,26 +24,34 @@ WEB = Path(__file__).resolve().parent.parent / "web"
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     metrics = Metrics()
-    rooms = Rooms(settings, metrics)
+    broker = make_broker(settings, metrics)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await rooms.start()
+        await broker.start()
         try:
             yield
         finally:
-            await rooms.stop()
+            await broker.stop()
+
+    def health() -> dict[str, Any]:
+        return {"ok": True, "backend": broker.kind, "broker": "up" if broker.up else "down",
+                "rooms": len(broker.rooms.rooms), "connections": len(broker.conns)}
 
     async def healthz(request: Request) -> Response:
-        ok = metrics.broker_up._value.get() >= 1  # noqa: SLF001
-        return JSONResponse({"ok": True, "broker": "up" if ok else "down", "rooms": len(rooms.rooms),
-                             "connections": len(rooms.conns)})
+        """Liveness: 200 while this process serves, even when Redis is away (it keeps its sockets)."""
+        return JSONResponse(health())
+
+    async def readyz(request: Request) -> Response:
+        """Readiness: 503 while the broker is down, so a balancer sends new players elsewhere."""
+        return JSONResponse(health(), status_code=200 if broker.up else 503)
 
     async def prometheus(request: Request) -> Response:
         return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
     routes: list[Route | WebSocketRoute | Mount] = [
         Route("/healthz", healthz),
+        Route("/readyz", readyz),
         Route("/metrics", prometheus),
         Route("/api/games", lobby.list_games),
         Route("/api/rooms", lobby.list_rooms, methods=["GET"]),
@@ -52,12 +61,19 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/api/rooms/{rid}/replay", lobby.room_replay, methods=["GET"]),
         WebSocketRoute("/ws", Endpoint()),
     ]
+    if settings.debug_hooks:
+        async def deaf(request: Request) -> Response:
+            """Lose pub/sub messages for `ms` milliseconds, so tests can see a lost publish healed."""
+            broker.go_deaf(float(request.query_params.get("ms", "500")) / 1000)
+            return JSONResponse({"ok": True})
+
+        routes.append(Route("/debug/deaf", deaf, methods=["POST"]))
     if (WEB / "node_modules").is_dir():
         routes.append(Mount("/vendor", StaticFiles(directory=WEB / "node_modules"), name="vendor"))
     if WEB.is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEB, html=True), name="web"))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.settings = settings
-    app.state.rooms = rooms
+    app.state.broker = broker
     app.state.metrics = metrics
     return app

@@ -7,7 +7,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from hub import logs
-from hub.settings import Settings, parse
+from hub.settings import Settings, env_name, parse
 
 
 def parse_bool(raw: str) -> bool:
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         flag = "--" + f.name.replace("_", "-")
         kind = f.type if isinstance(f.type, str) else f.type.__name__
         default = getattr(env_defaults, f.name)
-        helptext = f"{f.metadata.get('help', '')} (env HUB_{f.name.upper()}; default {default!r})"
+        helptext = f"{f.metadata.get('help', '')} (env {env_name(f.name, f.metadata)}; default {default!r})"
         if kind == "bool":
             serve.add_argument(flag, dest=f.name, default=None, nargs="?", const=True,
                                type=parse_bool, help=helptext)

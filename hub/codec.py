@@ -40,19 +40,34 @@ def decode(data: bytes | str, codec: Codec) -> Any:
 
 
 class Encoded:
-    """One frame encoded at most once per codec, however many connections receive it."""
+    """One frame encoded at most once per codec, however many connections receive it.
 
-    __slots__ = ("frame", "_msgpack", "_json")
+    A frame that arrives already packed (a delta relayed from another process) is kept as its
+    msgpack bytes and decoded only if a JSON connection needs it, once per process.
+    """
 
-    def __init__(self, frame: dict[str, Any]) -> None:
-        self.frame = frame
-        self._msgpack: bytes | None = None
+    __slots__ = ("_frame", "_msgpack", "_json")
+
+    def __init__(self, frame: dict[str, Any] | None = None, packed: bytes | None = None) -> None:
+        self._frame = frame
+        self._msgpack = packed
         self._json: str | None = None
+
+    @classmethod
+    def packed(cls, data: bytes) -> Encoded:
+        return cls(None, data)
+
+    @property
+    def frame(self) -> dict[str, Any]:
+        if self._frame is None:
+            assert self._msgpack is not None
+            self._frame = msgpack.unpackb(self._msgpack, raw=False, strict_map_key=False)
+        return self._frame
 
     def get(self, codec: Codec) -> bytes | str:
         if codec == "msgpack":
             if self._msgpack is None:
-                self._msgpack = msgpack.packb(self.frame, use_bin_type=True)
+                self._msgpack = msgpack.packb(self._frame, use_bin_type=True)
             return self._msgpack
         if self._json is None:
             self._json = json.dumps(self.frame, separators=(",", ":"), ensure_ascii=False)

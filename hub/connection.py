@@ -22,16 +22,16 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from hub.arbitration import RoundTrips
 from hub.codec import CODECS, BadFrame, Codec, Encoded, decode, encode
 from hub.logs import log
-from hub.room import epoch_ms
+from hub.room import RoomError, epoch_ms
 
 if TYPE_CHECKING:
-    from hub.room import Room
-    from hub.rooms import Rooms
+    from hub.broker import Broker, Target
 
 logger = logging.getLogger("hub.connection")
 
 CLOSE_BAD_HELLO, CLOSE_UNKNOWN_TOKEN, CLOSE_NO_ROOM, CLOSE_TOO_SLOW, CLOSE_TAKEN_OVER = 4000, 4001, 4004, 4008, 4009
 CLOSE_TOO_LARGE = 1009
+CLOSE_TRY_LATER = 1013
 INT_MAX = 2**53
 
 
@@ -67,15 +67,15 @@ async def finish(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
 
 
 class Connection:
-    def __init__(self, rooms: Rooms, ws: WebSocket, codec: Codec, ip: str, send: Send | None = None) -> None:
-        self.rooms = rooms
-        self.settings = rooms.settings
-        self.metrics = rooms.metrics
+    def __init__(self, broker: Broker, ws: WebSocket, codec: Codec, ip: str, send: Send | None = None) -> None:
+        self.broker = broker
+        self.settings = broker.settings
+        self.metrics = broker.metrics
         self.ws = ws
         self._asgi_send = send
         self.codec: Codec = codec
         self.ip = ip
-        self.room: Room | None = None
+        self.room: Target | None = None
         self.seat: int | None = None
         self.queue: deque[bytes | str | tuple[bytes | str, Callable[[float], None]]] = deque()
         self._wake = asyncio.Event()
@@ -202,7 +202,7 @@ class Connection:
 
     async def run(self) -> None:
         self._writer = asyncio.create_task(self._write())
-        self.rooms.conns.add(self)
+        self.broker.conns.add(self)
         self.metrics.connections.labels("pending").inc()
         role = "pending"
         try:
@@ -219,7 +219,7 @@ class Connection:
             self.close(1011, "internal error")
         finally:
             self.metrics.connections.labels(role).dec()
-            self.rooms.conns.discard(self)
+            self.broker.conns.discard(self)
             if self.room is not None:
                 self.room.detach(self)
             if self._closing is None:
@@ -271,13 +271,17 @@ class Connection:
         if (token is not None and not isinstance(token, str)) or (resume is not None and not is_int(resume)):
             self.close(CLOSE_BAD_HELLO, "token must be a string and resume an integer")
             return None
-        room = self.rooms.get(frame["room"])
+        try:
+            room = await self.broker.enter(frame["room"])
+        except RoomError:
+            self.close(CLOSE_TRY_LATER, "the room store does not answer; try again shortly")
+            return None
         if room is None:
             self.close(CLOSE_NO_ROOM, "no such room")
             return None
         seat = None
         if token is not None:
-            seat = room.seat_of(token)
+            seat = await room.authenticate(token)
             if seat is None:
                 self.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
                 return None
@@ -390,11 +394,12 @@ class Endpoint:
 
 
 async def endpoint(ws: WebSocket, send: Send | None = None) -> None:
-    rooms: Rooms = ws.app.state.rooms
+    broker: Broker = ws.app.state.broker
     codec, chosen = pick_codec(list(ws.scope.get("subprotocols") or []))
     ip = (ws.client.host if ws.client else "") or ""
-    if rooms.settings.conns_per_ip > 0 and sum(1 for c in rooms.conns if c.ip == ip) >= rooms.settings.conns_per_ip:
+    limit = broker.settings.conns_per_ip
+    if limit > 0 and sum(1 for c in broker.conns if c.ip == ip) >= limit:
         await ws.close(CLOSE_TOO_SLOW, "too many connections from this address")
         return
     await ws.accept(subprotocol=chosen)
-    await Connection(rooms, ws, codec, ip, send).run()
+    await Connection(broker, ws, codec, ip, send).run()

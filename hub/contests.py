@@ -177,6 +177,27 @@ class ContestRunner:
         conn.send_frame({"t": "ack", "id": act_id})
         self._schedule_settle()
 
+    def written_remote(self, cid: str, seat: int, cap: float | None) -> None:
+        """Another process wrote this seat's contest frame: now, on this clock, is no earlier than
+        that write, so taking it as T0 can only make the settling bound later (safe) and tighter
+        than assuming nothing."""
+        op = self.open
+        if op is not None and op.cid == cid:
+            op.arbiter.written(seat, now_ms(), cap)
+            self._schedule_settle()
+
+    def submit_judged(self, cid: str, seat: int, judgement: arb.Judgement) -> str | None:
+        """The owner's half when the socket is on another process: that edge stamped and judged the
+        grab on its own clock and sends the judged time; None when it counts, else why not."""
+        op = self.open
+        if op is None or op.cid != cid:
+            return "late"
+        if judgement.false_start:
+            self.room.metrics.false_starts.inc()
+        refused = op.arbiter.submit(seat, judgement, now_ms())
+        self._schedule_settle()
+        return refused
+
     # ---- settling ---------------------------------------------------------------------------------
 
     def _schedule_settle(self) -> None:

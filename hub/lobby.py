@@ -8,9 +8,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from hub import replay
-from hub.room import FINISHED, RoomError
-from hub.rooms import Rooms
+from hub.broker import Broker
+from hub.room import RoomError
 
 MAX_BODY = 16 * 1024
 NAME_MAX = 24
@@ -46,13 +45,13 @@ async def body(request: Request) -> Any:
         raise RoomError("bad_json", "the body is not JSON") from None
 
 
-def rooms_of(request: Request) -> Rooms:
-    rooms: Rooms = request.app.state.rooms
-    return rooms
+def broker_of(request: Request) -> Broker:
+    broker: Broker = request.app.state.broker
+    return broker
 
 
 async def list_games(request: Request) -> Response:
-    return JSONResponse(rooms_of(request).games())
+    return JSONResponse(broker_of(request).games())
 
 
 async def create_room(request: Request) -> Response:
@@ -61,37 +60,51 @@ async def create_room(request: Request) -> Response:
         if not isinstance(data, dict):
             raise RoomError("bad_request", "the body must be a JSON object")
         ip = request.client.host if request.client else ""
-        room = rooms_of(request).create(data.get("game"), data.get("seats"), data.get("options"),
-                                        data.get("bots"), ip)
+        made = await broker_of(request).create(data.get("game"), data.get("seats"), data.get("options"),
+                                               data.get("bots"), ip)
     except RoomError as e:
         return error(e.code, e.message, e.status)
-    return JSONResponse({"room": room.rid, "game": room.game.id, "seats": len(room.seats)}, status_code=201)
+    return JSONResponse(made, status_code=201)
 
 
 async def list_rooms(request: Request) -> Response:
-    return JSONResponse(rooms_of(request).listing())
+    try:
+        return JSONResponse(await broker_of(request).listing())
+    except RoomError as e:
+        return error(e.code, e.message, e.status)
 
 
 async def room_info(request: Request) -> Response:
-    room = rooms_of(request).get(request.path_params["rid"])
-    if room is None:
+    try:
+        info = await broker_of(request).info(request.path_params["rid"])
+    except RoomError as e:
+        return error(e.code, e.message, e.status)
+    if info is None:
         return error("no_room", "no such room", 404)
-    return JSONResponse(room.info())
+    return JSONResponse(info)
+
+
+async def exists(broker: Broker, rid: str) -> bool | None:
+    """Whether the room exists; None when the backend cannot say."""
+    try:
+        return await broker.info(rid) is not None
+    except RoomError:
+        return None
 
 
 async def room_replay(request: Request) -> Response:
-    room = rooms_of(request).get(request.path_params["rid"])
-    if room is None:
+    try:
+        built = await broker_of(request).replay(request.path_params["rid"])
+    except RoomError as e:
+        return error(e.code, e.message, e.status)
+    if built is None:
         return error("no_room", "no such room", 404)
-    if room.status != FINISHED:
-        return error("not_finished", "a replay is served once the game has finished", 409)
-    return JSONResponse(replay.build(room))
+    return JSONResponse(built)
 
 
 async def join_room(request: Request) -> Response:
-    room = rooms_of(request).get(request.path_params["rid"])
-    if room is None:
-        return error("no_room", "no such room", 404)
+    broker = broker_of(request)
+    rid = request.path_params["rid"]
     try:
         data = await body(request)
         if not isinstance(data, dict):
@@ -100,7 +113,12 @@ async def join_room(request: Request) -> Response:
         seat = data.get("seat")
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
             raise RoomError("bad_seat", "seat must be an integer")
-        index, token = room.join(name, seat)
+    except RoomError as e:
+        if await exists(broker, rid) is False:  # an unknown room is 404 before a bad body
+            return error("no_room", "no such room", 404)
+        return error(e.code, e.message, e.status)
+    try:
+        index, token = await broker.join(rid, name, seat)
     except RoomError as e:
         return error(e.code, e.message, e.status)
     return JSONResponse({"seat": index, "token": token})

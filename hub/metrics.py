@@ -26,6 +26,24 @@ class Metrics:
         self.false_starts = Counter("hub_false_starts_total", "Grabs under the human floor", registry=r)
         self.broker_up = Gauge("hub_broker_up", "1 while the broker (Redis) answers", registry=r)
         self.broker_up.set(1)
+        self.broker_errors = Counter("hub_broker_errors_total", "Redis calls that failed (down or timed out)",
+                                     registry=r)
+        self.relayed = Gauge("hub_relayed_rooms", "Rooms whose deltas this process relays to its connections",
+                             registry=r)
+        self.log_appends = Counter("hub_log_appends_total", "Entries this process appended to room logs",
+                                   registry=r)
+        self.commit_seconds = Histogram(
+            "hub_commit_seconds", "From a change to its log entry being in Redis (owner side)",
+            buckets=(0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0), registry=r)
+        self.forwarded = Counter("hub_forwarded_total", "Commands sent to a room's owner on another process",
+                                 ["kind"], registry=r)
+        self.pending = Gauge("hub_pending_actions", "Forwarded actions not yet answered by the owner", registry=r)
+        self.takeovers = Counter("hub_takeovers_total", "Rooms this process took over (lease claimed, rebuilt)",
+                                 registry=r)
+        self.leases_lost = Counter("hub_leases_lost_total", "Rooms this process stopped owning unasked",
+                                   registry=r)
+        self.gap_heals = Counter("hub_gap_heals_total", "Times a relay re-read the log for entries it missed",
+                                 registry=r)
 
         self._frames_out = 0
         self._bytes_out = 0

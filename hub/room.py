@@ -12,7 +12,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgpack
 
@@ -26,6 +26,25 @@ from rules.engine import Game, IllegalAction, declares_contests
 if TYPE_CHECKING:
     from hub.connection import Connection
     from hub.rooms import Rooms
+
+
+class Replier(Protocol):
+    """Who hears how an action went: a connection, or (with Redis) the process that forwarded it."""
+
+    def error(self, act_id: Any, code: str, message: str) -> None: ...
+    def send_frame(self, frame: dict[str, Any]) -> None: ...
+
+
+class Journal(Protocol):
+    """Where a room's changes go when they must be logged before anyone sees them (hub.owner)."""
+
+    @property
+    def busy(self) -> bool: ...
+
+    def record(self, cause: dict[str, Any] | None, changed: list[tuple[str, Encoded]]) -> None: ...
+    def presence_changed(self) -> None: ...
+    def event(self, frame: Encoded) -> None: ...
+    def contest(self, open_contest: Any) -> None: ...
 
 logger = logging.getLogger("hub.room")
 
@@ -48,8 +67,12 @@ class Seat:
     token_hash: str | None = None
     bot: bool = False
     conn: Connection | None = None
+    holder: str | None = None         # with Redis: the process and connection that hold the seat
     dropped_at: float | None = None   # monotonic time the player's connection went away
     stand_in: bool = False            # a bot plays for a player who left, until they come back
+
+    def here(self) -> bool:
+        return self.conn is not None or self.holder is not None
 
 
 def epoch_ms() -> int:
@@ -64,6 +87,17 @@ def frozen(view: dict[str, Any]) -> dict[str, Any]:
 class Room:
     def __init__(self, rooms: Rooms, rid: str, game: Game, seats: int, options: dict[str, Any],
                  hub_options: dict[str, Any], seed: int, bots: list[int]) -> None:
+        self._fields(rooms, rid, game, seats, options, hub_options, seed)
+        self.state: Any = game.setup(seats, seed, options)
+        for b in bots:
+            self.seats[b].name = BOT_NAMES[b % len(BOT_NAMES)]
+            self.seats[b].bot = True
+        self.refresh()
+        if all(s.name is not None for s in self.seats):
+            self.start()
+
+    def _fields(self, rooms: Rooms, rid: str, game: Game, seats: int, options: dict[str, Any],
+                hub_options: dict[str, Any], seed: int) -> None:
         self.rooms = rooms
         self.settings = rooms.settings
         self.metrics = rooms.metrics
@@ -76,7 +110,7 @@ class Room:
         self.status = WAITING
         self.created = time.monotonic()
         self.finished_at: float | None = None
-        self.state = game.setup(seats, seed, options)
+        self.state = None
         self.audiences: dict[str, Audience] = {}
         for seat in [None, *range(seats)]:
             self.audiences[audience_key(seat)] = Audience(seat, self.settings.delta_history)
@@ -89,12 +123,7 @@ class Room:
         self.log: list[tuple[int | None, dict[str, Any]]] = []  # every applied action, for replays
         # timed contests, for games that declare them
         self.contests = ContestRunner(self) if declares_contests(game) else None
-        for b in bots:
-            self.seats[b].name = BOT_NAMES[b % len(BOT_NAMES)]
-            self.seats[b].bot = True
-        self.refresh()
-        if all(s.name is not None for s in self.seats):
-            self.start()
+        self.journal: Journal | None = None  # None on the in-memory backend: changes go out at once
 
     # ---- seats ---------------------------------------------------------------------------------
 
@@ -105,7 +134,9 @@ class Room:
     def taken(self) -> int:
         return sum(1 for s in self.seats if s.name is not None)
 
-    def join(self, name: str, seat: int | None) -> tuple[int, str]:
+    def join(self, name: str, seat: int | None, token_hash: str | None = None,
+             jid: str | None = None) -> tuple[int, str]:
+        """Seat a player; the token is made here unless the edge process made it and sent its hash."""
         if self.status == FINISHED:
             raise RoomError("game_over", "this game has finished", 409)
         if seat is None:
@@ -119,11 +150,11 @@ class Room:
             target = self.seats[seat]
             if target.name is not None:
                 raise RoomError("seat_taken", f"seat {seat} is taken", 409)
-        token = new_token()
+        token = new_token() if token_hash is None else ""
         target.name = name
-        target.token_hash = hash_token(token)
+        target.token_hash = hash_token(token) if token_hash is None else token_hash
         log(logger, logging.INFO, "seat taken", room=self.rid, seat=target.index)
-        self.refresh()
+        self.refresh({"k": "join", "s": target.index, "nm": name, "th": target.token_hash, "jid": jid})
         if self.taken() == len(self.seats):
             self.start()
         return target.index, token
@@ -141,7 +172,7 @@ class Room:
             return
         self.status = PLAYING
         log(logger, logging.INFO, "room started", room=self.rid, game=self.game.id, seats=len(self.seats))
-        self.refresh()
+        self.refresh({"k": "start"})
 
     # ---- connections ---------------------------------------------------------------------------
 
@@ -164,33 +195,67 @@ class Room:
         if self.contests is not None:
             self.contests.attached(conn, seat)
 
+    async def authenticate(self, token: str) -> int | None:
+        return self.seat_of(token)
+
     def detach(self, conn: Connection) -> None:
         for aud in self.audiences.values():
             aud.conns.discard(conn)
         seat = conn.seat
         if seat is not None and self.seats[seat].conn is conn:
             self.seats[seat].conn = None
-            self.seats[seat].dropped_at = time.monotonic()
-            self.rooms.loop_call_later(self.settings.grace_s, self._grace_over, seat)
+            self._dropped(seat)
+
+    def _dropped(self, seat: int) -> None:
+        self.seats[seat].dropped_at = time.monotonic()
+        self.rooms.loop_call_later(self.settings.grace_s, self._grace_over, seat)
+
+    def hold(self, seat: int, holder: str) -> str | None:
+        """With Redis: a connection on some process holds the seat now; returns the holder it replaced."""
+        s = self.seats[seat]
+        old, s.holder, s.dropped_at = s.holder, holder, None
+        if s.stand_in:
+            s.stand_in = False
+            self._cancel_bot(seat)
+        if old != holder and self.journal is not None:
+            self.journal.presence_changed()
+        return old
+
+    def release(self, seat: int, holder: str | None = None) -> None:
+        """With Redis: the seat's connection went away (`holder`, or whoever held it when None)."""
+        s = self.seats[seat]
+        if s.holder is None or (holder is not None and s.holder != holder):
+            return
+        s.holder = None
+        self._dropped(seat)
+        if self.journal is not None:
+            self.journal.presence_changed()
 
     def _grace_over(self, seat: int) -> None:
         s = self.seats[seat]
-        if self.status != PLAYING or s.conn is not None or s.dropped_at is None:
+        if self.status != PLAYING or s.here() or s.dropped_at is None:
             return
         if time.monotonic() - s.dropped_at + 0.05 < self.settings.grace_s:
             return
         s.stand_in = True
         log(logger, logging.INFO, "a bot stands in for a dropped seat", room=self.rid, seat=seat)
+        if self.journal is not None:
+            self.journal.presence_changed()
         self._schedule_bots()
 
     def connected(self, seat: int) -> bool:
-        return self.seats[seat].conn is not None
+        return self.seats[seat].here()
 
     # ---- actions -------------------------------------------------------------------------------
 
-    def submit(self, seat: int | None, action: Any, conn: Connection | None = None,
-               act_id: int | None = None, seq: int | None = None, by: str = "player") -> bool:
-        """Apply one action for a seat (None = the hub itself); answer the connection that sent it."""
+    def submit(self, seat: int | None, action: Any, conn: Replier | None = None,
+               act_id: int | None = None, seq: int | None = None, by: str = "player",
+               aid: str | None = None) -> bool:
+        """Apply one action for a seat (None = the hub itself); answer the connection that sent it.
+
+        With a journal, the ack is not sent here: the log entry carries `aid`, the action id the
+        edge process gave the act frame, and the edge acks once the entry is in the log.
+        """
         code, message = self._refusal(seat, action)
         if code is None:
             started = time.perf_counter()
@@ -207,9 +272,9 @@ class Room:
                 self.log.append((seat, kept))
                 self.actions += 1
                 self.metrics.actions.labels(self.game.id, by).inc()
-                self.refresh()
+                self.refresh({"k": "act", "s": seat, "a": kept, "by": by, "aid": aid})
                 self.metrics.apply_seconds.observe(time.perf_counter() - started)
-                if conn is not None and act_id is not None:
+                if conn is not None and act_id is not None and self.journal is None:
                     conn.send_frame({"t": "ack", "id": act_id})
                 return True
         if conn is not None:
@@ -245,25 +310,51 @@ class Room:
             view["legal"] = []
         return frozen(view)
 
-    def refresh(self) -> None:
-        """Recompute every audience's view after a change and send what moved."""
+    def refresh(self, cause: dict[str, Any] | None = None) -> None:
+        """Recompute every audience's view after a change and send what moved.
+
+        `cause` says what changed (an action, a join, the start); a journal logs it with the deltas.
+        """
         if self.status == PLAYING and self.game.result(self.state) is not None:
             self._finish()
         self._update_deadline()
         verify = self.settings.verify_deltas
-        for aud in self.audiences.values():
+        journal = self.journal
+        changed: list[tuple[str, Encoded]] = []
+        for aud in self._in_send_order(cause):
             delta = aud.update(self.compose(aud.seat), verify)
             if delta is not None:
                 self.metrics.deltas.inc()
                 self.metrics.delta_bytes.inc(len(delta.get("msgpack")))
-                aud.broadcast((delta,))
+                if journal is None:
+                    aud.broadcast((delta,))
+                else:
+                    changed.append((aud.key, delta))
+        if journal is not None:
+            journal.record(cause, changed)
         if self.status == PLAYING:
             self._schedule_bots()
             if self.contests is not None:
                 self.contests.check()
+        if journal is not None and self.contests is not None:  # edges offer contests to their sockets
+            journal.contest(self.contests.open if self.status == PLAYING else None)
+
+    def _in_send_order(self, cause: dict[str, Any] | None) -> list[Audience]:
+        """The acting seat's audience last: every other connection's writer wakes, and so writes its
+        delta, before the actor's, which carries the ack; when a player sees its ack, the others
+        have been sent what the move changed."""
+        auds = list(self.audiences.values())
+        actor = cause.get("s") if cause is not None and cause.get("k") == "act" else None
+        if isinstance(actor, int):
+            key = audience_key(actor)
+            auds.sort(key=lambda a: a.key == key)
+        return auds
 
     def send_event(self, frame: dict[str, Any]) -> None:
         enc = Encoded(frame)
+        if self.journal is not None:
+            self.journal.event(enc)
+            return
         for aud in self.audiences.values():
             aud.broadcast((enc,))
 
@@ -275,7 +366,12 @@ class Room:
         for seat in list(self._bot_handles):
             self._cancel_bot(seat)
         log(logger, logging.INFO, "room finished", room=self.rid, game=self.game.id, actions=self.actions)
-        self.rooms.loop_call_later(self.settings.finished_ttl_s, self.rooms.drop, self.rid)
+        self.rooms.loop_call_later(self.settings.finished_ttl_s, self.drop_if_held)
+
+    def drop_if_held(self) -> None:
+        """Drop this room, unless it is no longer the one this process holds under its id."""
+        if self.rooms.rooms.get(self.rid) is self:
+            self.rooms.drop(self.rid)
 
     # ---- timers --------------------------------------------------------------------------------
 
@@ -306,6 +402,9 @@ class Room:
     def _deadline_passed(self) -> None:
         self._deadline_handle = None
         if self.status != PLAYING:
+            return
+        if self.journal is not None and self.journal.busy:  # the last change is still being logged
+            self._deadline_handle = self.rooms.loop_call_later(0.01, self._deadline_passed)
             return
         self._deadline_phase = None
         for seat in list(self.game.active(self.state)):
@@ -338,6 +437,9 @@ class Room:
         self._bot_handles.pop(seat, None)
         if self.status != PLAYING or not self._plays_itself(seat):
             return
+        if self.journal is not None and self.journal.busy:  # the last change is still being logged
+            self._bot_handles[seat] = self.rooms.loop_call_later(0.01, self._bot_move, seat)
+            return
         view = self.audiences[audience_key(seat)].view or {}
         action = self.game.bot_action(view, self._rng)
         if action is None:
@@ -352,17 +454,19 @@ class Room:
 
     # ---- lobby ---------------------------------------------------------------------------------
 
+    def meta(self) -> dict[str, Any]:
+        """What the lobby shows of this room, as plain data (kept in Redis for the other processes)."""
+        res = self.game.result(self.state) if self.status == FINISHED else None
+        return {"room": self.rid, "game": self.game.id, "seats": len(self.seats), "status": self.status,
+                "options": self.options, "private": self.private, "result": res,
+                "names": [s.name for s in self.seats], "bots": [s.bot for s in self.seats],
+                "stand_in": [s.stand_in for s in self.seats], "connected": [s.here() for s in self.seats]}
+
     def summary(self) -> dict[str, Any]:
-        return {"room": self.rid, "game": self.game.id, "seats": len(self.seats), "taken": self.taken(),
-                "status": self.status,
-                "names": [s.name for s in self.seats]}
+        return summary_of(self.meta())
 
     def info(self) -> dict[str, Any]:
-        res = self.game.result(self.state) if self.status == FINISHED else None
-        return {"room": self.rid, "game": self.game.id, "status": self.status, "options": self.options,
-                "private": self.private, "result": res,
-                "seats": [{"seat": s.index, "name": s.name, "bot": s.bot or s.stand_in,
-                           "connected": s.bot or s.conn is not None} for s in self.seats]}
+        return info_of(self.meta())
 
     def close(self) -> None:
         self._cancel_deadline()
@@ -373,3 +477,18 @@ class Room:
                 conn.close(4004, "the room is gone")
         if self.contests is not None:
             self.contests.close()
+
+
+def summary_of(meta: dict[str, Any]) -> dict[str, Any]:
+    names = meta["names"]
+    return {"room": meta["room"], "game": meta["game"], "seats": meta["seats"],
+            "taken": sum(1 for n in names if n is not None), "status": meta["status"], "names": names}
+
+
+def info_of(meta: dict[str, Any]) -> dict[str, Any]:
+    return {"room": meta["room"], "game": meta["game"], "status": meta["status"], "options": meta["options"],
+            "private": meta["private"], "result": meta["result"],
+            "seats": [{"seat": i, "name": name, "bot": bot or stand_in, "connected": bot or here}
+                      for i, (name, bot, stand_in, here)
+                      in enumerate(zip(meta["names"], meta["bots"], meta["stand_in"], meta["connected"],
+                                       strict=True))]}

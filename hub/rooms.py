@@ -60,6 +60,7 @@ class Rooms:
         self.conns: set[Connection] = set()
         self._created_by_ip: dict[str, deque[float]] = defaultdict(deque)
         self._ticker: asyncio.Task[None] | None = None
+        self.on_drop: Callable[[Room], None] | None = None
 
     # ---- the lobby -----------------------------------------------------------------------------
 
@@ -72,6 +73,13 @@ class Rooms:
         return out
 
     def create(self, game_id: Any, seats: Any, options: Any, bots: Any, ip: str = "") -> Room:
+        room = self.build(game_id, seats, options, bots, ip)
+        self.rooms[room.rid] = room
+        return room
+
+    def build(self, game_id: Any, seats: Any, options: Any, bots: Any, ip: str = "") -> Room:
+        """A new room by the lobby's rules, not yet held here. Its bots and timers fire from the event
+        loop, so whatever the caller adds to it before its next await is there before they do."""
         game = GAMES.get(game_id) if isinstance(game_id, str) else None
         if game is None:
             raise RoomError("bad_game", f"unknown game {game_id!r}; known: {sorted(GAMES)}")
@@ -99,7 +107,6 @@ class Rooms:
         rid = new_room_id()
         seed = secrets.randbits(63)
         room = Room(self, rid, game, seats, game_opts, hub_opts, seed, sorted(bots))
-        self.rooms[rid] = room
         log(logger, logging.INFO, "room created", room=rid, game=game.id, seats=seats, bots=len(bots))
         return room
 
@@ -124,6 +131,8 @@ class Rooms:
         room = self.rooms.pop(rid, None)
         if room is not None:
             room.close()
+            if self.on_drop is not None:
+                self.on_drop(room)
             log(logger, logging.INFO, "room dropped", room=rid)
 
     # ---- time ----------------------------------------------------------------------------------

@@ -10,7 +10,12 @@ from typing import Any
 class Settings:
     host: str = field(default="127.0.0.1", metadata={"help": "address to bind"})
     port: int = field(default=8000, metadata={"help": "port to bind"})
-    redis: str = field(default="", metadata={"help": "Redis URL; empty = the embedded in-memory backend"})
+    redis: str = field(default="", metadata={"help": "Redis URL; empty = the embedded in-memory backend",
+                                             "env": "HUB_REDIS_URL"})
+    redis_prefix: str = field(default="hub", metadata={"help": "first part of every Redis key and channel"})
+    lease_ms: int = field(default=3000, metadata={"help": "a room's owner lease in Redis; renewed every third"})
+    snapshot_every: int = field(default=64, metadata={"help": "log entries between a room's snapshots"})
+    debug_hooks: bool = field(default=False, metadata={"help": "test-only routes under /debug (never in production)"})
     log_level: str = field(default="info", metadata={"help": "debug, info, warning, error"})
     bot_delay_ms: int = field(default=900, metadata={"help": "default pause before a bot moves (room option)"})
     finished_ttl_s: int = field(default=900, metadata={"help": "how long finished rooms stay readable"})
@@ -38,11 +43,16 @@ class Settings:
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for f in fields(cls):
-            raw = env.get(f"HUB_{f.name.upper()}")
+            raw = env.get(env_name(f.name, f.metadata))
             if raw is not None:
                 values[f.name] = parse(f.type, raw)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def env_name(name: str, metadata: Any) -> str:
+    """HUB_<NAME>, unless the setting names its own variable (HUB_REDIS_URL for --redis)."""
+    return str(metadata.get("env") or f"HUB_{name.upper()}")
 
 
 def parse(kind: Any, raw: str) -> Any:

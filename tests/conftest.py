@@ -6,6 +6,7 @@ always means those tests ran.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -43,11 +44,18 @@ class HubProcess:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.args = args
-        self.env = {**os.environ, **(env or {})}
+        self.env = {k: v for k, v in os.environ.items() if k != "HUB_REDIS_URL"}  # the backend is the test's
+        self.env.update(env or {})
         self.log_path = ROOT / "artifacts" / "logs" / f"hub-{self.port}-{int(time.time() * 1000)}.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.backend = "memory"
 
     def start(self, timeout: float = 20) -> HubProcess:
+        self.launch()
+        return self.wait_ready(timeout)
+
+    def launch(self) -> HubProcess:
+        """Start the process without waiting for it (start several, then wait for each)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed by the process's end
         self.proc = subprocess.Popen(
@@ -55,6 +63,10 @@ class HubProcess:
              *self.args],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
         )
+        return self
+
+    def wait_ready(self, timeout: float = 20) -> HubProcess:
+        assert self.proc is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -85,19 +97,91 @@ class HubProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
-@pytest.fixture(scope="session")
-def hub() -> Iterator[HubProcess]:
-    """One hub on the embedded in-memory backend for the whole session."""
-    h = HubProcess("--bot-delay-ms", "0", "--verify-deltas", "--finished-ttl-s", "30").start()
+#: The hub's test suite runs on both backends: the embedded one, and Redis (one process here; the
+#: tests in test_scale.py run several).
+BACKENDS = ["memory", pytest.param("redis", marks=pytest.mark.redis)]
+
+#: On Redis the longest soaks run in part, to keep the Redis set within minutes on two cores: one
+#: table per game of test_full_game, the conformance checker on Symbiose (the others' rules are the
+#: same code on both backends), and the statistical fairness soak (its edge/owner split is covered
+#: by the other contest tests). HUB_TEST_FULL_REDIS=1 runs every one of them on Redis too.
+FULL_REDIS = os.environ.get("HUB_TEST_FULL_REDIS", "").lower() in ("1", "true", "yes")
+REDIS_IN_PART = {"test_far_and_near_players_win_alike": None, "test_conformance": ("symbiose",)}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if FULL_REDIS:
+        return
+    first_table: set[str] = set()
+    why = pytest.mark.skip(reason="run in part on Redis (HUB_TEST_FULL_REDIS=1 runs it)")
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "redis" not in (params.get("hub"), params.get("hub_factory")):
+            continue
+        name = getattr(item, "originalname", item.name)
+        if name == "test_full_game":
+            if params["game"] in first_table:
+                item.add_marker(why)
+            first_table.add(params["game"])
+        elif name in REDIS_IN_PART:
+            keep = REDIS_IN_PART[name]
+            if keep is None or params.get("game") not in keep:
+                item.add_marker(why)
+
+
+def backend_args(request: pytest.FixtureRequest, backend: str, prefix: str) -> list[str]:
+    if backend != "redis":
+        return []
+    url = request.getfixturevalue("redis_url")
+    return ["--redis", url, "--redis-prefix", prefix]
+
+
+def new_prefix() -> str:
+    """Each test's hubs get keys of their own, so no test sees (or takes over) another's rooms."""
+    return f"hubtest-{secrets.token_hex(4)}"
+
+
+def drop_prefix(url: str, prefix: str) -> None:
+    import redis
+
+    r = redis.Redis.from_url(url)
+    try:
+        batch = list(r.scan_iter(match=f"{prefix}:*", count=1000))
+        for i in range(0, len(batch), 500):
+            r.delete(*batch[i:i + 500])
+    except Exception:  # noqa: BLE001 - cleanup is best effort (the keys expire anyway)
+        pass
+    finally:
+        r.close()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def hub(request: pytest.FixtureRequest) -> Iterator[HubProcess]:
+    """One hub for the whole session, on each backend in turn."""
+    prefix = new_prefix()
+    extra = backend_args(request, request.param, prefix)
+    h = HubProcess("--bot-delay-ms", "0", "--verify-deltas", "--finished-ttl-s", "30", *extra).start()
+    h.backend = request.param
     yield h
     h.stop()
+    if extra:
+        drop_prefix(extra[1], prefix)
 
 
-@pytest.fixture
-def hub_factory() -> Iterator[type[HubProcess]]:
+@pytest.fixture(params=BACKENDS)
+def hub_factory(request: pytest.FixtureRequest) -> Iterator[type[HubProcess]]:
+    """Hubs with settings of a test's own, on each backend; on Redis, one test's hubs share keys."""
     started: list[HubProcess] = []
+    prefix = new_prefix()
+    extra = backend_args(request, request.param, prefix)
 
     class Factory(HubProcess):
+        backend_name = request.param
+
+        def __init__(self, *args: str, env: dict[str, str] | None = None, port: int | None = None) -> None:
+            super().__init__(*args, *extra, env=env, port=port)
+            self.backend = request.param
+
         def start(self, timeout: float = 20) -> HubProcess:
             started.append(self)
             return super().start(timeout)
@@ -105,6 +189,8 @@ def hub_factory() -> Iterator[type[HubProcess]]:
     yield Factory
     for h in started:
         h.stop()
+    if extra:
+        drop_prefix(extra[1], prefix)
 
 
 def redis_available(url: str = "redis://127.0.0.1:6379/0") -> bool:

@@ -1,0 +1,43 @@
+"""The embedded default: this process holds every room, and a change reaches sockets with no hop."""
+from __future__ import annotations
+
+from typing import Any
+
+from hub import replay
+from hub.broker import Broker, Target, no_room, not_finished
+from hub.room import FINISHED
+
+
+class MemoryBroker(Broker):
+    kind = "memory"
+
+    async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str) -> dict[str, Any]:
+        room = self.rooms.create(game, seats, options, bots, ip)
+        return {"room": room.rid, "game": room.game.id, "seats": len(room.seats)}
+
+    async def listing(self) -> list[dict[str, Any]]:
+        return self.rooms.listing()
+
+    async def info(self, rid: str) -> dict[str, Any] | None:
+        room = self.rooms.get(rid)
+        return room.info() if room is not None else None
+
+    async def join(self, rid: str, name: str, seat: int | None) -> tuple[int, str]:
+        room = self.rooms.get(rid)
+        if room is None:
+            raise no_room()
+        return room.join(name, seat)
+
+    async def replay(self, rid: str) -> dict[str, Any] | None:
+        room = self.rooms.get(rid)
+        if room is None:
+            return None
+        if room.status != FINISHED:
+            raise not_finished()
+        return replay.build(room)
+
+    async def enter(self, rid: str) -> Target | None:
+        return self.rooms.get(rid)
+
+    def go_deaf(self, seconds: float) -> None:
+        """Nothing to lose: no message crosses a process boundary here."""

@@ -1,0 +1,250 @@
+"""Who owns which room, and the clock that keeps it so: leases, take-overs, sweeps, retries.
+
+A mixin of the Redis broker (hub.broker.redis), kept apart so that the lobby-and-sockets side and the
+ownership side can each be read whole. Every third of a lease the owner renews its rooms' leases in
+one pipeline and marks them in `hub:live` with their expiry; every process sweeps `hub:live` for
+leases that lapsed and takes those rooms over. Forwarded actions that go unanswered are resent, and
+after two seconds their process looks whether the room has an owner at all.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from hub import owner as owning
+from hub.broker.store import DOWN, RELEASE, RENEW, Item
+from hub.logs import log
+from hub.room import Room
+
+if TYPE_CHECKING:
+    from hub.broker.redis import RedisBroker
+    from hub.replica import Replica
+
+logger = logging.getLogger("hub.broker")
+
+REPLICA_IDLE_S = 30.0      # a relay with no connections is kept this long for resumes, then dropped
+
+
+class Ownership:
+    """The ownership side of one process's Redis broker."""
+
+    def __init__(self, broker: RedisBroker) -> None:
+        self.b = broker
+
+
+    async def claim_if_free(self, rid: str) -> None:
+        try:
+            if await self.b.store.holder(rid) is None:
+                await self.claim(rid)
+        except DOWN:
+            pass
+
+    async def claim(self, rid: str) -> None:
+        """Take a room nobody holds and rebuild it here from its snapshot and log."""
+        if rid in self.b.owned or rid in self.b._claiming or self.b._stopping:
+            return
+        self.b._claiming.add(rid)
+        try:
+            got = await self.b.store.claim(self.b.inst, rid, self.b.settings.lease_ms)
+            if got == -1:
+                keys = self.b.keys
+                self.b.writer.push(Item(lambda p: p.zrem(keys.live, rid), must=False))
+                return
+            if got != 1:
+                return
+            try:
+                rec, _, snap = await self.b.store.read_room(rid)
+                if rec is None or snap is None:
+                    raise owning.Corrupt(f"room {rid} has no record or snapshot")
+                first = int(msgpack.unpackb(snap, raw=False, strict_map_key=False)["n"]) + 1
+                entries = await self.b.store.read_log(rid, first)
+                owner = owning.restore(self.b, rid, rec, snap, entries)
+            except DOWN:
+                raise
+            except Exception:
+                logger.exception("could not rebuild a room")
+                with contextlib.suppress(*DOWN):
+                    await self.b.store.release(self.b.inst, rid)
+                return
+            self.b.owned[rid] = owner
+            self.b.rooms.rooms[rid] = owner.room
+            await self.b.sub.subscribe(self.b.keys.inbox(rid), partial(self.b._on_in, rid))
+            self.b.metrics.takeovers.inc()
+            owning.activate(owner)
+            owner.announce()
+            for wait in self.b.joins.values():  # joins waiting here for this room need not wait for a retry
+                if wait.rid == rid:
+                    owner.handle(wait.msg)
+        except DOWN:
+            pass
+        finally:
+            self.b._claiming.discard(rid)
+
+    def abandon(self, rid: str, why: str) -> None:
+        """Stop owning a room (fenced, or gone from Redis); what was not in the log was never acked."""
+        owner = self.b.owned.pop(rid, None)
+        if owner is None:
+            return
+        owner.gone = True
+        room = self.b.rooms.rooms.pop(rid, None)
+        if room is not None:
+            room.close()
+        self.b.metrics.leases_lost.inc()
+        log(logger, logging.WARNING, "room no longer owned here", room=rid, why=why)
+        self.b.spawn(self.b.sub.unsubscribe(self.b.keys.inbox(rid)))
+        rep = self.b.replicas.get(rid)
+        if rep is not None:
+            rep.heal()
+
+    def dropped(self, room: Room) -> None:
+        """A room this process owns is over (finished long enough, or never filled): gone everywhere."""
+        rid = room.rid
+        owner = self.b.owned.pop(rid, None)
+        if owner is None or self.b._stopping:
+            return
+        owner.gone = True
+        k = self.b.keys
+        self.b.publish_out(rid, {"x": "gone"})
+        self.b.writer.push(Item(lambda p: p.delete(k.room(rid), k.log(rid), k.snap(rid), k.lease(rid)), must=False))
+        self.b.writer.push(Item(lambda p: p.zrem(k.index, rid), must=False))
+        self.b.writer.push(Item(lambda p: p.zrem(k.live, rid), must=False))
+        self.b.spawn(self.b.sub.unsubscribe(k.inbox(rid)))
+
+    # ---- the clock -----------------------------------------------------------------------------
+
+    async def tick(self) -> None:
+        lease_s = self.b.settings.lease_ms / 1000
+        next_renew = next_sweep = next_presence = 0.0
+        while True:
+            await asyncio.sleep(min(0.25, lease_s / 6))
+            try:
+                now = time.monotonic()
+                if now >= next_renew:
+                    self._renew()
+                    next_renew = now + lease_s / 3
+                if now >= next_sweep and self.b.store.up:
+                    next_sweep = now + lease_s / 3 * random.uniform(0.8, 1.2)
+                    if asyncio.get_running_loop().time() - self.b.store.up_since > lease_s:
+                        self.b.spawn(self._sweep())
+                self._retry(now)
+                self._beat(now)
+                if now >= next_presence:
+                    next_presence = now + 5.0
+                    for rep in self.b.replicas.values():
+                        rep.hold_all()
+                    self.b.spawn(self._check_holders())
+                    self._collect(now)
+                self.b.metrics.pending.set(sum(len(r.pending) for r in self.b.replicas.values()))
+            except Exception:  # noqa: BLE001 - the clock must outlive any one bad room
+                logger.exception("redis tick failed")
+
+    def _renew(self) -> None:
+        lease, me, keys = self.b.settings.lease_ms, self.b.inst, self.b.keys
+        until = time.time() * 1000 + lease
+        for rid in list(self.b.owned):
+            self.b.writer.push(Item(partial(_renew_one, keys.lease(rid), keys.room(rid), me, lease),
+                                  partial(self._renewed, rid), must=False))
+        if self.b.owned:
+            members = {rid: until for rid in self.b.owned}
+            self.b.writer.push(Item(lambda p: p.zadd(keys.live, members), must=False))
+        self.b.writer.push(Item(lambda p: p.set(keys.node(me), b"1", px=2 * lease), must=False))
+
+    def _renewed(self, rid: str, result: Any) -> None:
+        owner = self.b.owned.get(rid)
+        if result == 0:
+            self.abandon(rid, "the lease went to another process")
+        elif result == -1 and owner is not None:
+            owner.reseed()
+
+    async def _sweep(self) -> None:
+        """Take over rooms whose owner stopped renewing (a dead process, or all of them restarted)."""
+        try:
+            now = time.time() * 1000
+            raw = await self.b.store.run(lambda c: c.zrangebyscore(self.b.keys.live, "-inf", now, start=0, num=32))
+        except DOWN:
+            return
+        rids = [r.decode() for r in raw if r.decode() not in self.b.owned]
+        random.shuffle(rids)
+        for rid in rids:
+            await self.claim(rid)
+
+    def _retry(self, now: float) -> None:
+        for rid, rep in list(self.b.replicas.items()):
+            if rep.pending and rep.resend() and rid not in self.b.owned:
+                self.b.spawn(self.claim_if_free(rid))
+        for wait in list(self.b.joins.values()):
+            if now - wait.sent > 1.0 and not wait.fut.done():
+                wait.sent = now
+                self.b.send_command(wait.rid, wait.msg)
+                if wait.rid not in self.b.owned:
+                    self.b.spawn(self.claim_if_free(wait.rid))
+
+    def _beat(self, now: float) -> None:
+        """After a burst, say where each log ends: a replica that lost the burst's last publish heals."""
+        for rid, owner in self.b.owned.items():
+            if owner.committed != owner.beat_n and now - owner.last_commit > 0.2:
+                owner.beat_n = owner.committed
+                self.b.publish_out(rid, {"x": "hb", "n": owner.committed})
+
+    async def _check_holders(self) -> None:
+        """Seats held by connections on a process that died are free: their players get the grace."""
+        held = {(rid, s.index, s.holder) for rid, o in self.b.owned.items() for s in o.room.seats
+                if s.holder is not None and not s.holder.startswith(self.b.inst + "/")}
+        insts = sorted({h.split("/")[0] for _, _, h in held})
+        if not insts:
+            return
+        try:
+            alive = await self.b.store.run(lambda c: _exists_each(c, [self.b.keys.node(i) for i in insts]))
+        except DOWN:
+            return
+        dead = {i for i, ok in zip(insts, alive, strict=True) if not ok}
+        for rid, seat, holder in held:
+            owner = self.b.owned.get(rid)
+            if owner is not None and holder.split("/")[0] in dead:
+                owner.room.release(seat, holder)
+
+    def _collect(self, now: float) -> None:
+        for rep in list(self.b.replicas.values()):
+            if rep.idle() and now - rep.idle_since > REPLICA_IDLE_S:
+                rep.close(1001, "idle")
+
+    def reconnected(self) -> None:
+        """Pub/sub came back: what was published meanwhile is lost, so look for gaps and resend."""
+        for owner in self.b.owned.values():
+            owner.announce()
+        for rep in list(self.b.replicas.values()):
+            self.b.spawn(self._verify(rep))
+
+    async def _verify(self, rep: Replica) -> None:
+        with contextlib.suppress(*DOWN):
+            if await self.b.store.log_head(rep.rid) > rep.n:
+                rep.heal()
+        rep.resend(all_of_them=True)
+
+    def came_back(self) -> None:
+        """Redis answers again: renew at once, so owners keep their rooms before anyone sweeps."""
+        if self.b._ticker is not None:
+            self._renew()
+        self.b.spawn(self.b.sub.catch_up())
+
+
+def _renew_one(lease_key: str, room_key: str, me: str, lease_ms: int, pipe: Any) -> None:
+    pipe.eval(RENEW, 2, lease_key, room_key, me, lease_ms)
+
+
+def release_one(lease_key: str, me: str, pipe: Any) -> None:
+    pipe.eval(RELEASE, 1, lease_key, me)
+
+
+async def _exists_each(c: Any, keys: list[str]) -> list[bool]:
+    pipe = c.pipeline(transaction=False)
+    for k in keys:
+        pipe.exists(k)
+    return [bool(x) for x in await pipe.execute()]

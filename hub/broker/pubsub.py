@@ -1,0 +1,163 @@
+"""Pub/sub readers: one connection per Redis node that carries channels this process listens to.
+
+On a single Redis that is one connection and SUBSCRIBE; on a cluster, a room's channels live on the
+shard of their hash slot, so there is one connection per node and SSUBSCRIBE. Each connection has
+one reader task; a broken connection is replaced with backoff and every channel subscribed again,
+and then `on_reconnect` runs: messages may have been lost meanwhile, and the caller looks for gaps.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from hub.broker.store import DOWN, Store
+from hub.logs import log
+
+logger = logging.getLogger("hub.broker")
+
+Handler = Callable[[bytes], None]
+
+
+class Shard:
+    def __init__(self, owner: Subscriber, host: str, port: int) -> None:
+        self.owner = owner
+        self.host, self.port = host, port
+        self.channels: set[str] = set()
+        self.pubsub: Any = None
+        self.client: Any = None
+        self.confirmed: dict[str, asyncio.Future[None]] = {}
+        self.task = asyncio.create_task(self._run())
+        self.ready = asyncio.Event()
+
+    async def add(self, channel: str, wait: float) -> None:
+        self.channels.add(channel)
+        if not self.ready.is_set():
+            # the reader subscribes everything when it (re)connects; asking again below is harmless
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.ready.wait(), wait)
+            if not self.ready.is_set():
+                return
+        fut = asyncio.get_running_loop().create_future()
+        self.confirmed[channel] = fut
+        try:
+            await self._command("subscribe", channel)
+            await asyncio.wait_for(asyncio.shield(fut), wait)
+        except (TimeoutError, *DOWN):
+            pass
+        finally:
+            self.confirmed.pop(channel, None)
+
+    async def remove(self, channel: str) -> None:
+        self.channels.discard(channel)
+        if self.pubsub is not None and self.ready.is_set():
+            with contextlib.suppress(*DOWN):
+                await self._command("unsubscribe", channel)
+
+    async def _command(self, what: str, *channels: str) -> None:
+        sharded = self.owner.store.cluster
+        if what == "subscribe":
+            await (self.pubsub.ssubscribe(*channels) if sharded else self.pubsub.subscribe(*channels))
+        else:
+            await (self.pubsub.sunsubscribe(*channels) if sharded else self.pubsub.unsubscribe(*channels))
+
+    async def _run(self) -> None:
+        backoff = 0.05
+        first = True
+        while True:
+            try:
+                self.client = self.owner.store.pubsub_client(self.host, self.port)
+                self.pubsub = self.client.pubsub()
+                if self.channels:
+                    await self._command("subscribe", *sorted(self.channels))
+                else:
+                    await self.pubsub.ping()
+                self.ready.set()
+                if not first:
+                    log(logger, logging.INFO, "pub/sub reconnected", host=self.host, port=self.port)
+                    self.owner.on_reconnect()
+                first = False
+                backoff = 0.05
+                while True:
+                    msg = await self.pubsub.get_message(timeout=None)
+                    if msg is not None:
+                        self._dispatch(msg)
+            except asyncio.CancelledError:
+                raise
+            except DOWN as e:
+                self.owner.store.went_down(e)
+            except Exception:  # noqa: BLE001 - the reader must come back whatever went wrong
+                logger.exception("pub/sub reader failed")
+            self.ready.clear()
+            with contextlib.suppress(Exception):
+                await self.client.aclose()
+            self.pubsub = None
+            await asyncio.sleep(backoff)
+            backoff = min(2.0, backoff * 2)
+
+    def _dispatch(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if isinstance(kind, bytes):
+            kind = kind.decode()
+        channel = msg.get("channel")
+        name = channel.decode() if isinstance(channel, bytes) else str(channel)
+        if kind in ("message", "smessage"):
+            handler = self.owner.handlers.get(name)
+            if handler is not None and not self.owner.deaf():
+                try:
+                    handler(msg["data"])
+                except Exception:  # noqa: BLE001 - one bad message must not stop the reader
+                    logger.exception("pub/sub handler failed")
+        elif kind in ("subscribe", "ssubscribe"):
+            fut = self.confirmed.get(name)
+            if fut is not None and not fut.done():
+                fut.set_result(None)
+
+    def close(self) -> None:
+        self.task.cancel()
+
+
+class Subscriber:
+    def __init__(self, store: Store, on_reconnect: Callable[[], None]) -> None:
+        self.store = store
+        self.on_reconnect = on_reconnect
+        self.handlers: dict[str, Handler] = {}
+        self.shards: dict[tuple[str, int], Shard] = {}
+        self.deaf_until = 0.0   # a test hook: drop every message until then (hub.broker.redis)
+
+    def deaf(self) -> bool:
+        return self.deaf_until > 0 and asyncio.get_running_loop().time() < self.deaf_until
+
+    async def subscribe(self, channel: str, handler: Handler, wait: float = 2.0) -> None:
+        """Listen to a channel; returns once Redis confirmed it (or after `wait`, or if Redis is away)."""
+        self.handlers[channel] = handler
+        if self.store.client is None:
+            try:
+                await self.store.connect()
+            except DOWN as e:
+                self.store.went_down(e)
+                return
+        where = self.store.shard_of(channel)
+        shard = self.shards.get(where)
+        if shard is None:
+            shard = self.shards[where] = Shard(self, *where)
+        await shard.add(channel, wait)
+
+    async def catch_up(self) -> None:
+        """Subscribe what was asked for while Redis was unreachable (before any shard existed)."""
+        placed = {ch for shard in self.shards.values() for ch in shard.channels}
+        for channel, handler in list(self.handlers.items()):
+            if channel not in placed:
+                await self.subscribe(channel, handler)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self.handlers.pop(channel, None)
+        for shard in self.shards.values():
+            if channel in shard.channels:
+                await shard.remove(channel)
+
+    def close(self) -> None:
+        for shard in self.shards.values():
+            shard.close()

@@ -1,0 +1,368 @@
+"""Rooms shared through Redis: any process takes any connection and any lobby call.
+
+Each room has one owner process, holding an expiring lease (`hub:{rid}:lease`) that it renews every
+third of its length. The owner runs the room (hub.room + hub.owner): commands reach it on the room's
+`in` channel, or directly when they arise here; every change goes to the room's log before it goes
+out on the `out` channel. Every process with connections to the room keeps a replica (hub.replica)
+that relays the owner's deltas to them.
+
+When an owner dies its leases lapse; another process claims each room (on the sweep of `hub:live`,
+or at once when its own connections are waiting on the room), rebuilds it from snapshot and log,
+and announces itself, and the replicas resend what went unanswered. When Redis goes away, every
+process keeps its connections, queues what must be written, retries with backoff, and picks up
+where it was when Redis answers again.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from hub import owner as owning
+from hub import replay
+from hub.broker import Broker, Target, no_room, not_finished, unavailable
+from hub.broker.ownership import Ownership, release_one
+from hub.broker.pubsub import Subscriber
+from hub.broker.store import DOWN, Item, Store, Writer, valid_rid
+from hub.codec import Encoded
+from hub.logs import log
+from hub.metrics import Metrics
+from hub.replica import Replica
+from hub.room import FINISHED, Room, RoomError, info_of, summary_of
+from hub.settings import Settings
+from hub.tokens import hash_token, new_token
+
+if TYPE_CHECKING:
+    from hub.connection import Connection
+
+logger = logging.getLogger("hub.broker")
+
+LISTING_MAX = 500          # chosen here: the lobby lists the newest public rooms, not every one ever made
+JOIN_TIMEOUT_S = 10.0
+
+
+def pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+@dataclass
+class JoinWait:
+    rid: str
+    msg: dict[str, Any]
+    fut: asyncio.Future[int]
+    sent: float
+
+
+class RedisBroker(Broker):
+    kind = "redis"
+
+    def __init__(self, settings: Settings, metrics: Metrics) -> None:
+        super().__init__(settings, metrics)
+        self.inst = settings.instance or secrets.token_hex(6)
+        self.store = Store(settings.redis, settings.redis_prefix, metrics)
+        self.keys = self.store.keys
+        self.writer = Writer(self.store)
+        self.own = Ownership(self)
+        self.sub = Subscriber(self.store, self.own.reconnected)
+        self.owned: dict[str, owning.Owner] = {}
+        self.replicas: dict[str, Replica] = {}
+        self.joins: dict[str, JoinWait] = {}
+        self._booting: dict[str, list[bytes]] = {}
+        self._enter_locks: dict[str, asyncio.Lock] = {}
+        self._claiming: set[str] = set()
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._ticker: asyncio.Task[None] | None = None
+        self._stopping = False
+        self.rooms.on_drop = self.own.dropped
+        self.store.on_up.append(self.own.came_back)
+        metrics.broker_up.set(0)
+
+    # ---- life ----------------------------------------------------------------------------------
+
+    @property
+    def up(self) -> bool:
+        return self.store.up
+
+    async def start(self) -> None:
+        await super().start()
+        self.writer.start()
+        try:
+            await self.store.run(lambda c: c.ping())
+        except DOWN as e:
+            log(logger, logging.WARNING, "redis is not answering yet; retrying", error=repr(e)[:200])
+        await self.sub.subscribe(self.keys.rx(self.inst), self._on_rx)
+        self._ticker = asyncio.create_task(self.own.tick())
+
+    async def stop(self) -> None:
+        """Hand every room back: leases released at once, so another process takes them right away."""
+        self._stopping = True
+        if self._ticker is not None:
+            self._ticker.cancel()
+        keys, me = self.keys, self.inst
+        for rid, owner in list(self.owned.items()):
+            owner.gone = True
+            self.rooms.rooms.pop(rid, None)
+            owner.room.close()
+            self.writer.push(Item(partial(release_one, keys.lease(rid), me), must=False))
+        if self.owned:
+            orphans = dict.fromkeys(self.owned, 0)
+            self.writer.push(Item(lambda p: p.zadd(keys.live, orphans), must=False))
+        self.owned.clear()
+        await self.writer.stop()
+        self.sub.close()
+        for t in list(self._tasks):
+            t.cancel()
+        await super().stop()
+        if self.store.client is not None:
+            with contextlib.suppress(Exception):
+                await self.store.client.aclose()
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def next_id(self) -> str:
+        return f"{self.inst}:{next(self._ids)}"
+
+    def holder_id(self, conn: Connection) -> str:
+        return f"{self.inst}/{id(conn)}"
+
+    def go_deaf(self, seconds: float) -> None:
+        """Test hook (--debug-hooks): drop every pub/sub message for a while, as a lossy network would."""
+        self.sub.deaf_until = asyncio.get_running_loop().time() + seconds
+
+    # ---- the lobby -----------------------------------------------------------------------------
+
+    async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str) -> dict[str, Any]:
+        if not self.store.up:
+            raise unavailable()
+        room = self.rooms.build(game, seats, options, bots, ip)
+        owner, created = owning.create(self, room)
+        rid = room.rid
+        self.owned[rid] = owner
+        self.rooms.rooms[rid] = room
+        try:
+            await self.sub.subscribe(self.keys.inbox(rid), partial(self._on_in, rid))
+            ok = await asyncio.wait_for(created, 5)
+        except TimeoutError:
+            ok = False
+        if not ok:
+            self.own.abandon(rid, "could not be written to Redis")
+            raise unavailable()
+        return {"room": rid, "game": room.game.id, "seats": len(room.seats)}
+
+    def index(self, room: Room) -> None:
+        """List a new room: in the lobby (unless private) and among the rooms held (for the sweep)."""
+        rid, now = room.rid, time.time() * 1000
+        keys = self.keys
+        if not room.private:
+            self.writer.push(Item(lambda p: p.zadd(keys.index, {rid: now})))
+        self.writer.push(Item(lambda p: p.zadd(keys.live, {rid: now + self.settings.lease_ms})))
+
+    async def listing(self) -> list[dict[str, Any]]:
+        try:
+            rids = [r.decode() for r in await self.store.run(lambda c: c.zrange(self.keys.index, -LISTING_MAX, -1))]
+            metas = await self.store.metas(rids)
+        except DOWN:
+            raise unavailable() from None
+        out, gone = [], []
+        for rid, raw in zip(rids, metas, strict=True):
+            if raw is None:
+                gone.append(rid)
+            else:
+                out.append(summary_of(json.loads(raw)))
+        if gone:
+            keys = self.keys
+            self.writer.push(Item(lambda p: p.zrem(keys.index, *gone), must=False))
+        return out
+
+    async def info(self, rid: str) -> dict[str, Any] | None:
+        owner = self.owned.get(rid)
+        if owner is not None:
+            return owner.room.info()
+        if not valid_rid(rid):
+            return None
+        try:
+            raw = await self.store.run(lambda c: c.hget(self.keys.room(rid), "meta"))
+        except DOWN:
+            raise unavailable() from None
+        return info_of(json.loads(raw)) if raw else None
+
+    async def join(self, rid: str, name: str, seat: int | None) -> tuple[int, str]:
+        """The token is made here and only its hash travels: no plain token is ever in Redis."""
+        if rid not in self.owned and await self.info(rid) is None:
+            raise no_room()
+        token = new_token()
+        jid = self.next_id()
+        msg = {"k": "join", "jid": jid, "nm": name, "s": seat, "th": hash_token(token), "rx": self.inst}
+        fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.joins[jid] = JoinWait(rid, msg, fut, time.monotonic())
+        try:
+            self.send_command(rid, msg)
+            index = await asyncio.wait_for(fut, JOIN_TIMEOUT_S)
+        except TimeoutError:
+            raise unavailable("no process answers for this room right now; try again") from None
+        finally:
+            self.joins.pop(jid, None)
+        return index, token
+
+    async def replay(self, rid: str) -> dict[str, Any] | None:
+        """Rebuilt here from the record, snapshot and log, whoever owns the room (engines are
+        deterministic), so any process serves it."""
+        owner = self.owned.get(rid)
+        if owner is not None:
+            if owner.room.status != FINISHED:
+                raise not_finished()
+            return replay.build(owner.room)
+        if not valid_rid(rid):
+            return None
+        try:
+            rec, _, snap = await self.store.read_room(rid)
+            if rec is None or snap is None:
+                return None
+            first = int(msgpack.unpackb(snap, raw=False, strict_map_key=False)["n"]) + 1
+            entries = await self.store.read_log(rid, first)
+        except DOWN:
+            raise unavailable() from None
+        shadow = owning.restore(self, rid, rec, snap, entries)
+        shadow.gone = True  # read only: it never writes, runs nothing, and is dropped at once
+        if shadow.room.status != FINISHED:
+            raise not_finished()
+        return replay.build(shadow.room)
+
+    # ---- connections ---------------------------------------------------------------------------
+
+    async def enter(self, rid: str) -> Target | None:
+        if not valid_rid(rid):
+            return None
+        rep = self.replicas.get(rid)
+        if rep is not None:
+            return rep
+        lock = self._enter_locks.setdefault(rid, asyncio.Lock())
+        try:
+            async with lock:
+                rep = self.replicas.get(rid)
+                if rep is None:
+                    rep = await self._bootstrap(rid)
+                return rep
+        finally:
+            if not lock.locked():
+                self._enter_locks.pop(rid, None)
+
+    async def _bootstrap(self, rid: str) -> Replica | None:
+        """A relay for a room: listen first, then read, then apply what arrived meanwhile."""
+        channel = self.keys.out(rid)
+        self._booting[rid] = []
+        try:
+            await self.sub.subscribe(channel, partial(self._on_out, rid))
+            owner = self.owned.get(rid)
+            if owner is not None and not owner.busy:
+                rep = Replica.from_owner(self, owner)
+            else:
+                rec, tokens, snap = await self.store.read_room(rid)
+                if rec is None or snap is None:
+                    self._booting.pop(rid, None)
+                    await self.sub.unsubscribe(channel)
+                    return None
+                rep = Replica.from_snapshot(self, rid, rec, tokens, snap)
+                for _, blob in await self.store.read_log(rid, rep.n + 1):
+                    rep.on_out(blob)
+        except DOWN:
+            self._booting.pop(rid, None)
+            raise unavailable() from None
+        early = self._booting.pop(rid, [])
+        self.replicas[rid] = rep
+        self.metrics.relayed.set(len(self.replicas))
+        for data in early:
+            rep.on_out(data)
+        if rid not in self.owned:
+            self.spawn(self.own.claim_if_free(rid))
+        return rep
+
+    def forget(self, rep: Replica) -> None:
+        if self.replicas.get(rep.rid) is rep:
+            del self.replicas[rep.rid]
+            self.metrics.relayed.set(len(self.replicas))
+            self.spawn(self.sub.unsubscribe(self.keys.out(rep.rid)))
+
+    # ---- messages ------------------------------------------------------------------------------
+
+    def send_command(self, rid: str, msg: dict[str, Any]) -> None:
+        """To the room's owner: straight in when it is this process, else on the room's `in` channel."""
+        owner = self.owned.get(rid)
+        if owner is not None:
+            owner.handle(msg)
+            return
+        self.metrics.forwarded.labels(str(msg.get("k"))).inc()
+        channel, data, store = self.keys.inbox(rid), pack(msg), self.store
+        self.writer.push(Item(lambda p: store.publish(p, channel, data), must=False))
+
+    def publish_out(self, rid: str, msg: dict[str, Any] | bytes) -> None:
+        channel, data, store = self.keys.out(rid), msg if isinstance(msg, bytes) else pack(msg), self.store
+        self.writer.push(Item(lambda p: store.publish(p, channel, data), must=False))
+
+    def answer(self, rid: str, aid: str, msg: dict[str, Any]) -> None:
+        """An owner's answer to one forwarded action, in order behind the entries before it."""
+        if aid.startswith(self.inst + ":"):
+            self.writer.push(Item(None, lambda _: self._local(rid, msg)))
+        else:
+            self.publish_out(rid, msg)
+
+    def _local(self, rid: str, msg: dict[str, Any]) -> None:
+        rep = self.replicas.get(rid)
+        if rep is not None:
+            rep.on_message(msg)
+
+    def answer_join(self, rx: str, jid: str, seat: int | None = None,
+                    error: tuple[str, str, int] | None = None) -> None:
+        msg: dict[str, Any] = {"x": "joined", "jid": jid, "s": seat}
+        if error is not None:
+            msg = {"x": "jerr", "jid": jid, "code": error[0], "message": error[1], "status": error[2]}
+        if rx == self.inst:
+            self.writer.push(Item(None, lambda _: self._joined(msg)))
+        else:
+            channel, data, store = self.keys.rx(rx), pack(msg), self.store
+            self.writer.push(Item(lambda p: store.publish(p, channel, data), must=False))
+
+    def delivered(self, rid: str, n: int, entry: dict[str, Any], changed: list[tuple[str, Encoded]]) -> None:
+        """An entry this process owns is in the log: its own connections get it without a round trip."""
+        rep = self.replicas.get(rid)
+        if rep is not None:
+            rep.on_entry(n, entry, dict(changed))
+
+    def _on_in(self, rid: str, data: bytes) -> None:
+        owner = self.owned.get(rid)
+        if owner is not None:
+            owner.handle(msgpack.unpackb(data, raw=False, strict_map_key=False))
+
+    def _on_out(self, rid: str, data: bytes) -> None:
+        rep = self.replicas.get(rid)
+        if rep is not None:
+            rep.on_out(data)
+        elif rid in self._booting:
+            self._booting[rid].append(data)
+
+    def _on_rx(self, data: bytes) -> None:
+        self._joined(msgpack.unpackb(data, raw=False, strict_map_key=False))
+
+    def _joined(self, msg: Any) -> None:
+        if not isinstance(msg, dict):
+            return
+        wait = self.joins.get(str(msg.get("jid")))
+        if wait is None or wait.fut.done():
+            return
+        if msg.get("x") == "joined":
+            wait.fut.set_result(int(msg["s"]))
+        else:
+            wait.fut.set_exception(RoomError(str(msg["code"]), str(msg["message"]), int(msg["status"])))

@@ -1,0 +1,434 @@
+"""The hub's keys in Redis, the scripts that keep them consistent, and the one ordered writer.
+
+Every key and channel of a room carries the room id as its hash tag (`hub:{<rid>}:...`), so that on
+Redis Cluster a room's record, log, snapshot, lease and channels share one slot: the scripts below
+touch several of them atomically, and publish from inside the script onto the room's own shard.
+
+What lives where, for a room `R` (prefix `hub` by default):
+
+| key | type | what |
+|---|---|---|
+| `hub:{R}:room` | hash | `rec` (game, seats, options, seed, bots; msgpack), `meta` (the lobby's view; JSON), |
+|  |  | `tokens` (the seats' token SHA-256 hashes; JSON), `snap_n` (the latest snapshot's entry) |
+| `hub:{R}:log` | stream | one entry per change, id `<n>-0`, field `e`: msgpack of the entry (hub.owner) |
+| `hub:{R}:snap` | string | the latest snapshot (msgpack; the engine state inside is pickled) |
+| `hub:{R}:lease` | string | the owner process's id, with a TTL it renews |
+| `hub:{R}:out` | channel | owner to every process: log entries as appended, replies, notices |
+| `hub:{R}:in` | channel | any process to the owner: actions, joins, seat presence |
+
+and `hub:index` (public rooms by creation time), `hub:live` (every held room by lease expiry, for
+the sweep that takes over orphans), `hub:node:<id>` (a process's heartbeat) and `hub:node:<id>:rx`
+(replies to that process's HTTP joins).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from hub.logs import log
+from hub.metrics import Metrics
+
+logger = logging.getLogger("hub.broker")
+
+#: What a lost or unreachable Redis raises; anything else is a bug or a refusal by a script.
+DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError, asyncio.TimeoutError)
+
+ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def valid_rid(rid: Any) -> bool:
+    """Room ids come from clients; only ours can be used in a key (no braces to break the hash tag)."""
+    return isinstance(rid, str) and ROOM_ID.match(rid) is not None
+
+
+class Keys:
+    def __init__(self, prefix: str) -> None:
+        self.p = prefix
+        self.index = f"{prefix}:index"
+        self.live = f"{prefix}:live"
+
+    def room(self, rid: str) -> str:
+        return f"{self.p}:{{{rid}}}:room"
+
+    def log(self, rid: str) -> str:
+        return f"{self.p}:{{{rid}}}:log"
+
+    def snap(self, rid: str) -> str:
+        return f"{self.p}:{{{rid}}}:snap"
+
+    def lease(self, rid: str) -> str:
+        return f"{self.p}:{{{rid}}}:lease"
+
+    def out(self, rid: str) -> str:
+        return f"{self.p}:{{{rid}}}:out"
+
+    def inbox(self, rid: str) -> str:
+        return f"{self.p}:{{{rid}}}:in"
+
+    def node(self, inst: str) -> str:
+        return f"{self.p}:node:{inst}"
+
+    def rx(self, inst: str) -> str:
+        return f"{self.p}:node:{inst}:rx"
+
+
+# Append one entry to a room's log, only while this process holds the lease (fencing), and publish it
+# in the same step so that no process sees an entry that is not in the log. Idempotent: a retry after
+# a lost reply finds its entry on top and publishes it again. A lease that expired while Redis was
+# away is taken back if nobody else took it.
+#   KEYS: lease, log, room, snap
+#   ARGV: me, n, entry, meta or '', ttl_ms, channel, publish command, lease_ms, tokens or ''
+
+#   returns 1 appended, 2 was already there, 0 fenced (another owner), -1 the room is gone
+COMMIT = """
+local holder = redis.call('GET', KEYS[1])
+if not holder then
+  if redis.call('EXISTS', KEYS[3]) == 0 then return -1 end
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[8])
+elseif holder ~= ARGV[1] then
+  return 0
+end
+local n = tonumber(ARGV[2])
+local top = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+if #top > 0 then
+  local last = tonumber(string.match(top[1][1], '^(%d+)'))
+  if last == n then
+    redis.call(ARGV[7], ARGV[6], ARGV[3])
+    return 2
+  end
+  if last > n then return 0 end
+end
+redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'meta', ARGV[4]) end
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[3], 'tokens', ARGV[9]) end
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
+redis.call('PEXPIRE', KEYS[4], ARGV[5])
+redis.call(ARGV[7], ARGV[6], ARGV[3])
+return 1
+"""
+
+# A new room: its lease, record and first snapshot together.
+#   KEYS: lease, room, snap   ARGV: me, lease_ms, rec, meta, tokens, snap, ttl_ms
+CREATE = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+end
+redis.call('HSET', KEYS[2], 'rec', ARGV[3], 'meta', ARGV[4], 'tokens', ARGV[5], 'snap_n', 0)
+redis.call('SET', KEYS[3], ARGV[6], 'PX', ARGV[7])
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+return 1
+"""
+
+# A snapshot, written after the entry it follows is in the log; never by a fenced owner.
+#   KEYS: lease, snap, room   ARGV: me, snap, ttl_ms, n, tokens
+SNAPSHOT = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+redis.call('HSET', KEYS[3], 'snap_n', ARGV[4], 'tokens', ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return 1
+"""
+
+# Keep a lease; take it back if it lapsed while Redis was away and nobody else took it.
+#   KEYS: lease, room   ARGV: me, lease_ms   returns 1 kept, 0 lost, -1 the room is gone
+RENEW = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if not holder then
+  if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+"""
+
+# Take a room that nobody holds.   KEYS: lease, room   ARGV: me, lease_ms   returns 1, 0, -1 as RENEW
+CLAIM = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
+return 0
+"""
+
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0
+"""
+
+
+@dataclass
+class Item:
+    """One step of the ordered writer: at most one Redis command, then a callback with its result.
+
+    `command` adds the command to a pipeline (None: a local step that only keeps its place in the
+    order). `must` items are retried until Redis takes them; the others (publishes that a retry
+    elsewhere will repeat anyway) are dropped when Redis is away.
+    """
+
+    command: Callable[[Any], None] | None
+    done: Callable[[Any], None] | None = None
+    must: bool = True
+
+
+class Store:
+    """The Redis client(s) of one process, and whether Redis answers."""
+
+    def __init__(self, url: str, prefix: str, metrics: Metrics, timeout_s: float = 2.0) -> None:
+        self.url = url
+        self.keys = Keys(prefix)
+        self.metrics = metrics
+        self.timeout_s = timeout_s
+        self.cluster = False
+        self.client: Any = None
+        self.publish_command = "PUBLISH"
+        self.up = False
+        self.up_since = 0.0
+        self.on_up: list[Callable[[], None]] = []
+        self._connect_lock = asyncio.Lock()
+
+    def options(self) -> dict[str, Any]:
+        return {"socket_timeout": self.timeout_s, "socket_connect_timeout": self.timeout_s,
+                "retry": Retry(NoBackoff(), 0)}
+
+    async def connect(self) -> None:
+        """Find out whether the URL is a cluster; raises DOWN errors while Redis is away."""
+        async with self._connect_lock:
+            if self.client is not None:
+                return
+            probe = aioredis.Redis.from_url(self.url, **self.options())
+            try:
+                info = await probe.info("cluster")
+            finally:
+                await probe.aclose()
+            if info.get("cluster_enabled") in (1, "1"):
+                self.cluster = True
+                self.publish_command = "SPUBLISH"
+                self.client = RedisCluster.from_url(self.url, socket_timeout=self.timeout_s,
+                                                    socket_connect_timeout=self.timeout_s)
+                await self.client.initialize()
+            else:
+                self.client = aioredis.Redis.from_url(self.url, **self.options())
+            log(logger, logging.INFO, "redis connected", cluster=self.cluster)
+
+    def shard_of(self, channel: str) -> tuple[str, int]:
+        """The node a channel's messages are delivered on (the URL's, unless in a cluster)."""
+        if self.cluster:
+            node = self.client.get_node_from_key(channel)
+            return str(node.host), int(node.port)
+        kw = self.client.connection_pool.connection_kwargs
+        return str(kw.get("host", "127.0.0.1")), int(kw.get("port", 6379))
+
+    def pubsub_client(self, host: str, port: int) -> Any:
+        """A client of our own for one pub/sub connection: no timeout on reads (it waits for
+        messages), no retries inside (the reader reconnects and resubscribes itself)."""
+        if not self.cluster:
+            return aioredis.Redis.from_url(self.url, retry=Retry(NoBackoff(), 0), socket_timeout=None,
+                                           socket_connect_timeout=self.timeout_s)
+        kw = self.client.get_default_node().connection_kwargs
+        auth = {k: kw[k] for k in ("username", "password") if kw.get(k) is not None}
+        return aioredis.Redis(host=host, port=port, retry=Retry(NoBackoff(), 0), socket_timeout=None,
+                              socket_connect_timeout=self.timeout_s, **auth)
+
+    def went_down(self, error: BaseException) -> None:
+        if self.up:
+            log(logger, logging.WARNING, "redis is down", error=repr(error)[:200])
+        self.up = False
+        self.metrics.broker_up.set(0)
+        self.metrics.broker_errors.inc()
+
+    def came_up(self) -> None:
+        if not self.up:
+            loop = asyncio.get_running_loop()
+            self.up_since = loop.time()
+            self.up = True
+            self.metrics.broker_up.set(1)
+            log(logger, logging.INFO, "redis is up")
+            for fn in list(self.on_up):
+                fn()
+
+    async def run(self, fn: Callable[[Any], Any]) -> Any:
+        """One call on the client, keeping track of whether Redis answers."""
+        if self.client is None:
+            try:
+                await self.connect()
+            except DOWN as e:
+                self.went_down(e)
+                raise
+        try:
+            result = await fn(self.client)
+        except DOWN as e:
+            self.went_down(e)
+            raise
+        self.came_up()
+        return result
+
+    # ---- commands ------------------------------------------------------------------------------
+
+    def commit(self, pipe: Any, me: str, rid: str, n: int, entry: bytes, meta: str, tokens: str,
+               ttl_ms: int, lease_ms: int) -> None:
+        k = self.keys
+        pipe.eval(COMMIT, 4, k.lease(rid), k.log(rid), k.room(rid), k.snap(rid),
+                  me, n, entry, meta, ttl_ms, k.out(rid), self.publish_command, lease_ms, tokens)
+
+    def create(self, pipe: Any, me: str, rid: str, lease_ms: int, rec: bytes, meta: str, tokens: str,
+               snap: bytes, ttl_ms: int) -> None:
+        k = self.keys
+        pipe.eval(CREATE, 3, k.lease(rid), k.room(rid), k.snap(rid), me, lease_ms, rec, meta, tokens, snap, ttl_ms)
+
+    def snapshot(self, pipe: Any, me: str, rid: str, snap: bytes, ttl_ms: int, n: int, tokens: str) -> None:
+        k = self.keys
+        pipe.eval(SNAPSHOT, 3, k.lease(rid), k.snap(rid), k.room(rid), me, snap, ttl_ms, n, tokens)
+
+    def publish(self, pipe: Any, channel: str, data: bytes) -> None:
+        pipe.execute_command(self.publish_command, channel, data)
+
+    async def claim(self, me: str, rid: str, lease_ms: int) -> int:
+        k = self.keys
+        return int(await self.run(lambda c: c.eval(CLAIM, 2, k.lease(rid), k.room(rid), me, lease_ms)))
+
+    async def release(self, me: str, rid: str) -> None:
+        k = self.keys
+        await self.run(lambda c: c.eval(RELEASE, 1, k.lease(rid), me))
+
+    async def holder(self, rid: str) -> bytes | None:
+        got: bytes | None = await self.run(lambda c: c.get(self.keys.lease(rid)))
+        return got
+
+    async def read_room(self, rid: str) -> tuple[bytes | None, bytes | None, bytes | None]:
+        """(record, tokens, snapshot) of a room, or Nones when it is gone."""
+        k = self.keys
+
+        async def go(c: Any) -> Any:
+            rec, tokens = await c.hmget(k.room(rid), ["rec", "tokens"])
+            snap = await c.get(k.snap(rid))
+            return rec, tokens, snap
+
+        got: tuple[bytes | None, bytes | None, bytes | None] = await self.run(go)
+        return got
+
+    async def read_log(self, rid: str, first: int, count: int = 512) -> list[tuple[int, bytes]]:
+        """Entries n >= first, in order, every one of them (read in pages)."""
+        out: list[tuple[int, bytes]] = []
+        start = f"{first}-0"
+        while True:
+            page = await self.run(partial(_xrange, self.keys.log(rid), start, count))
+            for eid, fields in page:
+                n = int(eid.split(b"-")[0])
+                out.append((n, fields[b"e"]))
+            if len(page) < count:
+                return out
+            start = f"{out[-1][0] + 1}-0"
+
+    async def log_head(self, rid: str) -> int:
+        page = await self.run(lambda c: c.xrevrange(self.keys.log(rid), max="+", min="-", count=1))
+        return int(page[0][0].split(b"-")[0]) if page else 0
+
+    async def metas(self, rids: list[str]) -> list[bytes | None]:
+        async def go(c: Any) -> Any:
+            pipe = c.pipeline(transaction=False)
+            for rid in rids:
+                pipe.hget(self.keys.room(rid), "meta")
+            return await pipe.execute()
+
+        got: list[bytes | None] = await self.run(go) if rids else []
+        return got
+
+
+async def _xrange(key: str, start: str, count: int, c: Any) -> Any:
+    return await c.xrange(key, min=start, max="+", count=count)
+
+
+class Writer:
+    """The one task that writes to Redis for this process, in order, many items per round trip.
+
+    Order matters twice: a room's entries must reach the log one after the other, and a reply or
+    notice must not overtake the entry it follows. One queue and one pipeline in flight give both,
+    and batch every room's writes together under load.
+    """
+
+    def __init__(self, store: Store, batch: int = 512) -> None:
+        self.store = store
+        self.batch = batch
+        self.queue: deque[Item] = deque()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def push(self, item: Item) -> None:
+        self.queue.append(item)
+        self._wake.set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self, flush_s: float = 2.0) -> None:
+        deadline = asyncio.get_running_loop().time() + flush_s
+        while self.queue and self.store.up and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _run(self) -> None:
+        backoff = 0.05
+        while True:
+            if not self.queue:
+                self._wake.clear()
+                await self._wake.wait()
+            batch = [self.queue.popleft() for _ in range(min(self.batch, len(self.queue)))]
+            try:
+                results = await self._execute(batch)
+            except DOWN as e:
+                self.store.went_down(e)
+                keep = [it for it in batch if it.must]
+                self.queue.extendleft(reversed(keep))
+                await asyncio.sleep(backoff)
+                backoff = min(2.0, backoff * 2)
+                continue
+            except Exception:  # noqa: BLE001 - the writer must outlive any one bad item
+                logger.exception("redis write failed")
+                results = [None] * len(batch)
+            backoff = 0.05
+            self.store.came_up()
+            it_results = iter(results)
+            for it in batch:
+                result = next(it_results) if it.command is not None else None
+                if it.done is not None:
+                    try:
+                        it.done(result)
+                    except Exception:  # noqa: BLE001
+                        logger.exception("after a redis write")
+
+    async def _execute(self, batch: list[Item]) -> list[Any]:
+        if not any(it.command is not None for it in batch):
+            return []
+        if self.store.client is None:
+            await self.store.connect()
+
+        async def go(c: Any) -> Any:
+            pipe = c.pipeline(transaction=False)
+            for it in batch:
+                if it.command is not None:
+                    it.command(pipe)
+            return await pipe.execute(raise_on_error=False)
+
+        results: list[Any] = await go(self.store.client)
+        for r in results:
+            if isinstance(r, DOWN):
+                raise r
+        return results

@@ -1,0 +1,117 @@
+"""The edge half of timed contests when the room's owner is another process (hub.contests).
+
+Timing is taken where the socket is, on this process's clock: the moment each contest frame was
+written (T0), its `seen` (A), the grab (G), and this connection's round trips. From them this
+process judges the grab (hub.arbitration.judge) and sends the owner only the judged reaction time,
+so no two clocks ever need to agree. The owner compares judged times, settles, and announces the
+result as an event that every process relays.
+"""
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hub import arbitration as arb
+
+if TYPE_CHECKING:
+    from hub.connection import Connection
+    from hub.replica import Replica
+
+
+def now_ms() -> float:
+    return time.monotonic() * 1000
+
+
+@dataclass
+class Offer:
+    conn: Connection
+    seat: int
+    nonce: str
+    stamp: arb.Stamp = field(default_factory=arb.Stamp)
+
+
+class EdgeContests:
+    def __init__(self, replica: Replica) -> None:
+        self.replica = replica
+        self.open: dict[str, Any] | None = None
+        self.offers: dict[str, Offer] = {}
+        self.tried: set[int] = set()
+        self.flagged: set[int] = set()  # seats the owner's statistics flag as faster than human
+
+    def remote(self, msg: dict[str, Any]) -> None:
+        """The owner opened or closed a contest."""
+        if msg.get("op") == "open":
+            self.open, self.offers, self.tried = msg, {}, set()
+            for seat in msg.get("eligible") or []:
+                conn = self.replica.holders.get(seat)
+                if conn is not None:
+                    self._offer(conn, seat)
+        elif self.open is not None and msg.get("cid") == self.open.get("cid"):
+            self._close()
+
+    def event(self, frame: dict[str, Any]) -> None:
+        """A contest's result went by: fresh round trips for whoever was offered it."""
+        if frame.get("kind") != "contest_result":
+            return
+        for seat, st in (frame.get("stats") or {}).items():
+            if isinstance(st, dict) and st.get("flagged"):
+                self.flagged.add(int(seat))
+        if self.open is not None and frame.get("contest") == self.open.get("cid"):
+            for offer in self.offers.values():
+                offer.conn.ping()
+            self._close()
+
+    def _close(self) -> None:
+        self.open, self.offers, self.tried = None, {}, set()
+
+    def attached(self, conn: Connection, seat: int | None) -> None:
+        op = self.open
+        if op is not None and seat is not None and seat in (op.get("eligible") or []) and seat not in self.tried:
+            self._offer(conn, seat)
+
+    def _offer(self, conn: Connection, seat: int) -> None:
+        op = self.open
+        assert op is not None
+        nonce = secrets.token_urlsafe(12)
+        offer = Offer(conn, seat, nonce)
+        self.offers[nonce] = offer
+        frame = {"t": "contest", "id": nonce, "contest": op["cid"], "kind": op["kind"], "commit": op["commit"],
+                 **(op.get("info") or {})}
+
+        def written(at: float) -> None:
+            if offer.stamp.t0 is None:
+                offer.stamp.t0 = at
+                offer.stamp.cap = conn.round_trips.cap()
+                # the owner's settling bound for this seat: written no later than this notice arrives
+                self.replica.broker.send_command(self.replica.rid, {"k": "written", "cid": op["cid"], "s": seat,
+                                                                    "cap": offer.stamp.cap})
+
+        conn.send_timed(frame, written)
+
+    def seen(self, conn: Connection, nonce: Any) -> None:
+        offer = self.offers.get(nonce) if isinstance(nonce, str) else None
+        if offer is not None and offer.conn is conn:
+            offer.stamp.on_seen(now_ms())
+
+    def grab(self, conn: Connection, act_id: int, action: dict[str, Any]) -> None:
+        at = now_ms()
+        op, nonce = self.open, action.get("contest")
+        offer = self.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
+        if op is None or offer is None or offer.conn is not conn:
+            conn.error(act_id, "illegal", "that is not this connection's open contest")
+            return
+        if offer.stamp.t0 is None:
+            conn.error(act_id, "illegal", "the card has not been shown yet")
+            return
+        if offer.seat in self.tried:
+            conn.error(act_id, "illegal", "one try per contest")
+            return
+        self.tried.add(offer.seat)
+        offer.stamp.grab = at
+        params = arb.Params(window_ms=float(op.get("window_ms") or arb.Params().window_ms))
+        stats = arb.ReactionStats(params, flagged=offer.seat in self.flagged)
+        j = arb.judge(offer.stamp, conn.round_trips, params, stats)
+        self.replica.forward(conn, act_id, {"k": "grab", "cid": op["cid"], "s": offer.seat, "r": j.reaction_ms,
+                                            "c": j.comp_ms, "fs": j.false_start, "late": j.late})

@@ -1,0 +1,369 @@
+"""The edge's side of a room shared through Redis: this process's connections to it, and their views.
+
+A replica never runs the engine. It follows the room's log entries, as the owner publishes them or
+as it reads them back, and relays each audience's delta bytes to its own connections: msgpack
+connections get the owner's bytes as they are, JSON connections get text made once per process. It
+keeps each audience's (view, seq) and recent deltas so a hello or a resume is served here, with
+nothing missed or doubled: an entry that does not follow the last one (pub/sub dropped a message)
+sends the replica back to the log for the missing ones before it goes on.
+
+Actions from its connections go to the owner with an action id (`<process>:<n>`) and are acked when
+the entry carrying that id arrives: the ack always follows the deltas it caused, and a retry after a
+fail-over with the same id is acked without being applied twice.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import jsonpatch
+import msgpack
+
+from hub.audience import Audience, audience_key
+from hub.broker.store import DOWN
+from hub.codec import Encoded
+from hub.edge_contests import EdgeContests
+from hub.logs import log
+from hub.tokens import matches
+from rules.engine import declares_contests
+from rules.registry import GAMES
+
+if TYPE_CHECKING:
+    from hub.broker.redis import RedisBroker
+    from hub.connection import Connection
+    from hub.owner import Owner
+
+logger = logging.getLogger("hub.replica")
+
+CLOSE_TAKEN_OVER, CLOSE_NO_ROOM, CLOSE_RESYNC = 4009, 4004, 1012
+
+
+def unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+class Follower(Audience):
+    """An audience fed with deltas rather than views: its view is brought up to date only when a
+    welcome needs it, so relaying a delta costs no JSON Patch work."""
+
+    __slots__ = ("base_seq",)
+
+    def __init__(self, seat: int | None, history: int, seq: int, view: dict[str, Any] | None,
+                 recent: list[Encoded] | None = None) -> None:
+        super().__init__(seat, history)
+        self.seq = seq
+        self.view = view
+        self.base_seq = seq                # the seq `view` is at; deltas after it wait in history
+        for d in recent or []:
+            self.history.append(d)
+
+    def push(self, seq: int, delta: Encoded) -> bool:
+        """Relay one delta; False if it does not follow the last one (the caller resyncs)."""
+        if seq <= self.seq:
+            return True
+        if seq != self.seq + 1:
+            return False
+        if self.history.maxlen is not None and len(self.history) == self.history.maxlen:
+            self._bring_up(self.seq - len(self.history) + 1)  # the oldest is about to be forgotten
+        self.history.append(delta)
+        self.seq = seq
+        self._welcome = None
+        for conn in list(self.conns):
+            conn.send(delta)
+        return True
+
+    def _bring_up(self, upto: int) -> None:
+        first = self.seq - len(self.history) + 1
+        for i, d in enumerate(self.history):
+            s = first + i
+            if s > upto:
+                break
+            if s > self.base_seq:
+                self.view = jsonpatch.apply_patch(self.view, d.frame["ops"])
+                self.base_seq = s
+
+    def welcome(self, room: str, game: str, resume: int | None) -> list[Encoded]:
+        if resume is not None and 0 <= resume <= self.seq and self.seq - resume <= len(self.history):
+            head = Encoded({"t": "welcome", "room": room, "game": game, "seat": self.seat,
+                            "seq": resume, "view": None})
+            need = self.seq - resume
+            return [head, *list(self.history)[len(self.history) - need:]] if need else [head]
+        self._bring_up(self.seq)
+        if self._welcome is None:
+            self._welcome = Encoded({"t": "welcome", "room": room, "game": game, "seat": self.seat,
+                                     "seq": self.seq, "view": self.view})
+        return [self._welcome]
+
+
+@dataclass
+class Pending:
+    conn: Connection | None
+    act_id: int | None
+    msg: dict[str, Any]
+    sent: float
+    tries: int = 0
+    ack_at: int | None = None          # acked by a retry: answer once entry `ack_at` is relayed here
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Replica:
+    def __init__(self, broker: RedisBroker, rid: str, game: str, n: int, status: str,
+                 audiences: dict[str, Follower], tokens: list[str | None]) -> None:
+        self.broker = broker
+        self.rid = rid
+        self.game = game
+        self.n = n
+        self.status = status
+        self.audiences = audiences
+        self.tokens = tokens
+        self.holders: dict[int, Connection] = {}
+        self.pending: dict[str, Pending] = {}
+        self.early: list[tuple[int, dict[str, Any], dict[str, Encoded]]] = []
+        self.healing: asyncio.Task[None] | None = None
+        self.idle_since = time.monotonic()
+        self.gone = False
+        game_def = GAMES.get(game)
+        self.contests = EdgeContests(self) if game_def is not None and declares_contests(game_def) else None
+
+    # ---- making one ----------------------------------------------------------------------------
+
+    @classmethod
+    def from_snapshot(cls, broker: RedisBroker, rid: str, rec: bytes, tokens: bytes | None,
+                      snap: bytes) -> Replica:
+        r, s = unpack(rec), unpack(snap)
+        history = broker.settings.delta_history
+        auds = {}
+        for seat in [None, *range(int(r["seats"]))]:
+            key = audience_key(seat)
+            seq, view = s["aud"][key]
+            auds[key] = Follower(seat, history, int(seq), view)
+        toks = json.loads(tokens) if tokens else [x[1] for x in s["seats"]]
+        return cls(broker, rid, str(r["game"]), int(s["n"]), str(s["status"]), auds, toks)
+
+    @classmethod
+    def from_owner(cls, broker: RedisBroker, owner: Owner) -> Replica:
+        """The owner's own audiences as they stand, when its last change is in the log: no reads."""
+        room = owner.room
+        history = broker.settings.delta_history
+        auds = {key: Follower(a.seat, history, a.seq, a.view, list(a.history)) for key, a in room.audiences.items()}
+        return cls(broker, room.rid, room.game.id, owner.n, room.status, auds,
+                   [s.token_hash for s in room.seats])
+
+    # ---- the log, as it comes --------------------------------------------------------------------
+
+    def on_out(self, data: bytes) -> None:
+        """A message on the room's channel (or an entry read back from the log)."""
+        msg = unpack(data)
+        if not isinstance(msg, dict):
+            return
+        if "n" in msg and "k" in msg:
+            deltas = {k: Encoded.packed(v) for k, v in msg.get("d", {}).items()}
+            self.on_entry(int(msg["n"]), msg, deltas)
+        else:
+            self.on_message(msg)
+
+    def on_entry(self, n: int, entry: dict[str, Any], deltas: dict[str, Encoded]) -> None:
+        if self.gone or n <= self.n:
+            return
+        if self.healing is not None or n != self.n + 1:
+            self.early.append((n, entry, deltas))
+            self.heal()
+            return
+        self._apply(n, entry, deltas)
+
+    def _apply(self, n: int, entry: dict[str, Any], deltas: dict[str, Encoded]) -> None:
+        q = entry.get("q", {})
+        for key, delta in deltas.items():
+            aud = self.audiences.get(key)
+            if aud is None or not aud.push(int(q[key]), delta):
+                self.resync(f"audience {key} does not follow on at entry {n}")
+                return
+        if entry.get("k") == "join":
+            self.tokens[int(entry["s"])] = entry.get("th")
+        self.status = str(entry.get("st", self.status))
+        self.n = n
+        aid = entry.get("aid")
+        if aid is not None:
+            self._ack(str(aid))
+        for aid2, p in list(self.pending.items()):
+            if p.ack_at is not None and p.ack_at <= n:
+                self._ack(aid2)
+
+    def _ack(self, aid: str) -> None:
+        p = self.pending.pop(aid, None)
+        if p is not None and p.conn is not None and p.act_id is not None:
+            p.conn.send_frame({"t": "ack", "id": p.act_id})
+
+    def on_message(self, msg: dict[str, Any]) -> None:
+        x = msg.get("x")
+        if x == "err":
+            p = self.pending.pop(str(msg.get("aid")), None)
+            if p is not None and p.conn is not None:
+                p.conn.error(p.act_id, str(msg.get("code")), str(msg.get("message")))
+        elif x == "ack":
+            p = self.pending.get(str(msg.get("aid")))
+            if p is not None:
+                want = int(msg.get("n") or 0)
+                if want <= self.n:
+                    self._ack(str(msg.get("aid")))
+                else:
+                    p.ack_at = want
+                    self.heal()
+        elif x in ("own", "hb"):
+            if int(msg.get("n") or 0) > self.n:
+                self.heal()
+            if x == "own":
+                self.resend(all_of_them=True)
+        elif x == "tk":
+            seat, holder = msg.get("s"), msg.get("h")
+            conn = self.holders.get(seat) if isinstance(seat, int) else None
+            if conn is not None and self.broker.holder_id(conn) != holder:
+                del self.holders[seat]  # type: ignore[arg-type]
+                for aud in self.audiences.values():
+                    aud.conns.discard(conn)
+                conn.close(CLOSE_TAKEN_OVER, "taken over by a new connection")
+        elif x == "gack":  # a grab that arrived in time and will be judged
+            self._ack(str(msg.get("aid")))
+        elif x == "ev":
+            enc = Encoded.packed(msg["b"])
+            for aud in self.audiences.values():
+                aud.broadcast((enc,))
+            if self.contests is not None:
+                self.contests.event(enc.frame)
+        elif x == "contest" and self.contests is not None:
+            self.contests.remote(msg)
+        elif x == "gone":
+            self.close(CLOSE_NO_ROOM, "the room is gone")
+
+    def heal(self) -> None:
+        """Fetch the entries this replica missed from the log, then go on with what came meanwhile."""
+        if self.healing is None and not self.gone:
+            self.healing = asyncio.create_task(self._heal())
+
+    async def _heal(self) -> None:
+        self.broker.metrics.gap_heals.inc()
+        try:
+            for attempt in range(50):
+                try:
+                    entries = await self.broker.store.read_log(self.rid, self.n + 1)
+                except DOWN:
+                    await asyncio.sleep(min(2.0, 0.1 * (attempt + 1)))
+                    continue
+                for en, blob in entries:
+                    if en == self.n + 1 and not self.gone:
+                        e = unpack(blob)
+                        self._apply(en, e, {k: Encoded.packed(v) for k, v in e.get("d", {}).items()})
+                self.early.sort(key=lambda t: t[0])
+                while self.early and self.early[0][0] <= self.n + 1 and not self.gone:
+                    n, entry, deltas = self.early.pop(0)
+                    if n == self.n + 1:
+                        self._apply(n, entry, deltas)
+                if not self.early or self.gone:
+                    return
+                await asyncio.sleep(0.05)  # published but not yet readable? (never, but do not spin)
+            self.resync("the log does not hold the entries this replica missed")
+        finally:
+            self.healing = None
+
+    def resync(self, why: str) -> None:
+        """The relay cannot go on without a gap: its connections reconnect and resume elsewhere."""
+        log(logger, logging.WARNING, "replica resyncs", room=self.rid, why=why)
+        self.close(CLOSE_RESYNC, "resync: reconnect and resume")
+
+    def close(self, code: int, reason: str) -> None:
+        self.gone = True
+        for aud in self.audiences.values():
+            for conn in list(aud.conns):
+                conn.close(code, reason)
+            aud.conns.clear()
+        self.holders.clear()
+        self.broker.forget(self)
+
+    # ---- connections (hub.broker.Target) -------------------------------------------------------
+
+    async def authenticate(self, token: str) -> int | None:
+        seat = self._match(token)
+        if seat is None:  # a join on another process that this one has not seen yet
+            try:
+                raw = await self.broker.store.run(lambda c: c.hget(self.broker.store.keys.room(self.rid), "tokens"))
+            except DOWN:
+                return None
+            if raw:
+                fresh = json.loads(raw)
+                self.tokens = [t if t is not None else old for t, old in zip(fresh, self.tokens, strict=False)]
+            seat = self._match(token)
+        return seat
+
+    def _match(self, token: str) -> int | None:
+        found = None
+        for i, h in enumerate(self.tokens):
+            if h is not None and matches(token, h):
+                found = i
+        return found
+
+    def attach(self, conn: Connection, seat: int | None, resume: int | None) -> None:
+        aud = self.audiences[audience_key(seat)]
+        if seat is not None:
+            old = self.holders.get(seat)
+            self.holders[seat] = conn
+            if old is not None and old is not conn:
+                aud.conns.discard(old)
+                old.close(CLOSE_TAKEN_OVER, "taken over by a new connection")
+            self.broker.send_command(self.rid, {"k": "hold", "s": seat, "h": self.broker.holder_id(conn)})
+        for frame in aud.welcome(self.rid, self.game, resume):
+            conn.send(frame)
+        aud.conns.add(conn)
+        if self.contests is not None:
+            self.contests.attached(conn, seat)
+
+    def detach(self, conn: Connection) -> None:
+        for aud in self.audiences.values():
+            aud.conns.discard(conn)
+        seat = conn.seat
+        if seat is not None and self.holders.get(seat) is conn:
+            del self.holders[seat]
+            self.broker.send_command(self.rid, {"k": "free", "s": seat, "h": self.broker.holder_id(conn)})
+        for p in self.pending.values():
+            if p.conn is conn:
+                p.conn = None
+        if not any(aud.conns for aud in self.audiences.values()):
+            self.idle_since = time.monotonic()
+
+    def submit(self, seat: int | None, action: Any, conn: Any = None, act_id: int | None = None,
+               seq: int | None = None, by: str = "player", aid: str | None = None) -> bool:
+        self.forward(conn, act_id, {"k": "act", "s": seat, "a": action, "q": seq})
+        return True
+
+    def forward(self, conn: Connection | None, act_id: int | None, msg: dict[str, Any]) -> None:
+        """Send a command to the owner under a fresh action id; its answer goes back to `conn`."""
+        aid = self.broker.next_id()
+        msg["aid"] = aid
+        self.pending[aid] = Pending(conn, act_id, msg, time.monotonic())
+        self.broker.send_command(self.rid, msg)
+
+    def resend(self, all_of_them: bool = False, older_than: float = 1.0) -> bool:
+        """Send again what the owner has not answered (lost, or the owner died); True if any is old."""
+        now = time.monotonic()
+        stuck = False
+        for p in list(self.pending.values()):
+            if p.ack_at is not None:
+                continue
+            if all_of_them or now - p.sent > older_than:
+                stuck = stuck or now - p.sent > 2 * older_than
+                p.sent, p.tries = now, p.tries + 1
+                self.broker.send_command(self.rid, p.msg)
+        if all_of_them:
+            self.hold_all()
+        return stuck
+
+    def hold_all(self) -> None:
+        """Tell the owner again which seats this process's connections hold (it may be a new owner)."""
+        for seat, conn in self.holders.items():
+            self.broker.send_command(self.rid, {"k": "hold", "s": seat, "h": self.broker.holder_id(conn), "re": True})
+
+    def idle(self) -> bool:
+        return not self.pending and not any(aud.conns for aud in self.audiences.values())
