@@ -14,7 +14,7 @@ from starlette.staticfiles import StaticFiles
 
 from hub import lobby
 from hub.broker import make_broker
-from hub.connection import endpoint
+from hub.connection import Endpoint
 from hub.metrics import Metrics
 from hub.settings import Settings
 
@@ -59,7 +59,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/api/rooms/{rid}", lobby.room_info, methods=["GET"]),
         Route("/api/rooms/{rid}/join", lobby.join_room, methods=["POST"]),
         Route("/api/rooms/{rid}/replay", lobby.room_replay, methods=["GET"]),
-        WebSocketRoute("/ws", endpoint),
+        WebSocketRoute("/ws", Endpoint()),
     ]
     if settings.debug_hooks:
         async def deaf(request: Request) -> Response:

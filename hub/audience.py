@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 
 from hub.codec import Encoded
+from hub.delta import json_equal, make_patch
 
 if TYPE_CHECKING:
     from hub.connection import Connection
@@ -25,11 +26,12 @@ def audience_key(seat: int | None) -> str:
 
 
 def diff(old: Any, new: Any, verify: bool = False) -> list[dict[str, Any]]:
-    """RFC 6902 operations from old to new; a whole-document replace if the library ever errs."""
-    ops: list[dict[str, Any]] = jsonpatch.make_patch(old, new).patch
+    """RFC 6902 operations from old to new (hub/delta.py); a whole-document replace if they ever
+    failed to reproduce the new view, which `verify` checks strictly (a bool is no number there)."""
+    ops = make_patch(old, new)
     if verify:
         try:
-            ok = jsonpatch.apply_patch(old, ops) == new
+            ok = json_equal(jsonpatch.apply_patch(old, ops), new)
         except jsonpatch.JsonPatchException:
             ok = False
         if not ok:

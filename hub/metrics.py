@@ -45,5 +45,21 @@ class Metrics:
         self.gap_heals = Counter("hub_gap_heals_total", "Times a relay re-read the log for entries it missed",
                                  registry=r)
 
+        self._frames_out = 0
+        self._bytes_out = 0
+
+    def sent(self, nbytes: int) -> None:
+        """Count one frame out. Plain integers, added to the counters when read: a counter takes a
+        lock per call, and frames out are counted once per connection per frame."""
+        self._frames_out += 1
+        self._bytes_out += nbytes
+
+    def flush(self) -> None:
+        if self._frames_out:
+            self.frames_out.inc(self._frames_out)
+            self.bytes_out.inc(self._bytes_out)
+            self._frames_out = self._bytes_out = 0
+
     def render(self) -> bytes:
+        self.flush()
         return generate_latest(self.registry)

@@ -34,7 +34,12 @@ MAY_NOT_FINISH = {"frenetic_village"}
 
 def start_hubs(n: int, url: str, prefix: str, *args: str) -> list[HubProcess]:
     hubs = [HubProcess(*HUB_ARGS, "--redis", url, "--redis-prefix", prefix, *args).launch() for _ in range(n)]
-    return [h.wait_ready() for h in hubs]  # launched together: each takes about a second to come up
+    try:
+        return [h.wait_ready() for h in hubs]  # launched together: each takes about a second to come up
+    except Exception:
+        for h in hubs:
+            h.stop()
+        raise
 
 
 @pytest.fixture(scope="module")
@@ -342,8 +347,9 @@ async def test_redis_restart_mid_game(persistent: bool) -> None:
     durable = ["--appendonly", "yes", "--appendfsync", "always"] if persistent else ["--appendonly", "no"]
     server = RedisServer(*durable, "--save", "").start()
     prefix = new_prefix()
-    hubs = start_hubs(2, server.url, prefix)
+    hubs: list[HubProcess] = []
     try:
+        hubs = start_hubs(2, server.url, prefix)
         a, b = (h.url for h in hubs)
         t = await Table([a, b], "symbiose", 2, seed=3).open()
         await t.play(8)
@@ -470,8 +476,12 @@ class Cluster:
                                   "--save", "", "--appendonly", "no", port=cluster_port()) for _ in range(3)]
 
     def start(self) -> Cluster:
-        for n in self.nodes:
-            n.start()
+        try:
+            for n in self.nodes:
+                n.start()
+        except Exception:
+            self.stop()
+            raise
         addrs = [f"127.0.0.1:{n.port}" for n in self.nodes]
         subprocess.run(["redis-cli", "--cluster", "create", *addrs, "--cluster-replicas", "0", "--cluster-yes"],
                        check=True, capture_output=True, timeout=30)
@@ -488,10 +498,11 @@ class Cluster:
 
 
 async def test_a_game_through_a_redis_cluster() -> None:
-    cluster = Cluster().start()
+    cluster = Cluster()
     prefix = new_prefix()
     hubs: list[HubProcess] = []
     try:
+        cluster.start()
         urls = [n.url for n in cluster.nodes]
         hubs = [HubProcess(*HUB_ARGS, "--redis", urls[i], "--redis-prefix", prefix).start() for i in range(2)]
         t = await Table([h.url for h in hubs], "symbiose", 3, seed=21).open()

@@ -1,0 +1,52 @@
+"""`python -m bench` (`make bench`): every benchmark in turn, one table, and one `BENCH {json}` line.
+
+    python -m bench [--quick] [--ws IMPL] [--loop LOOP]
+
+The hub runs alone on core 0; everything that makes load shares core 1 (see bench/common.py).
+`--quick` shortens every part (for a look, not for figures to keep).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from typing import Any
+
+from bench import contests, delta_size, fanout, latency, memory, playouts
+from bench.common import Row, bench_line, machine, print_table
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--ws", default=None, help="uvicorn WebSocket implementation of the hubs under test")
+    ap.add_argument("--loop", default=None, help="event loop of the hubs under test")
+    args = ap.parse_args()
+    quick = args.quick
+    started = time.monotonic()
+    m = machine()
+    print(f"machine: {m['nproc']} cores, {m['cpu']}, {m['ram_gib']} GiB RAM, Python {m['python']}; "
+          "hub on core 0, load on core 1", flush=True)
+    rows: list[Row] = []
+    figures: dict[str, Any] = {}
+    parts = [
+        ("Fan-out", lambda: asyncio.run(fanout.run([1000] if quick else [1000, 5000], args.ws, args.loop))),
+        ("Latency under load", lambda: asyncio.run(latency.run(100 if quick else 500, 8 if quick else 30,
+                                                               args.ws, args.loop))),
+        ("Delta size", lambda: delta_size.run(8 if quick else 40)),
+        ("Memory", lambda: memory.run(1000 if quick else 5000, args.ws, args.loop)),
+        ("Rules", lambda: playouts.run(0.5 if quick else 2.0)),
+        ("Contests", lambda: contests.run(500 if quick else 4000)),
+    ]
+    for title, part in parts:
+        t0 = time.monotonic()
+        r, f = part()
+        print_table(f"{title} ({time.monotonic() - t0:.0f} s)", r)
+        rows += r
+        figures.update(f)
+    print_table(f"All figures ({time.monotonic() - started:.0f} s)", rows)
+    print(bench_line({**figures, "machine": m}))
+
+
+if __name__ == "__main__":
+    main()
