@@ -2,9 +2,8 @@
 
 Every frame that leaves goes through one queue drained by one writer task, so a slow reader
 costs the room nothing: when its queue is full it is closed with 4008 and may resume later.
-While the queue is empty and the socket takes data, a frame is written at once from the
-caller's own step (`_send_now`): waking a task per frame per connection cost more than the
-write itself, so a fan-out to thousands paid mostly for the wake-ups.
+(Writing at once from the caller's step while the queue is empty was tried for fan-out speed; it
+hid a stalled reader from the queue bound, so every frame goes through the writer.)
 """
 from __future__ import annotations
 
@@ -13,10 +12,10 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from hub.arbitration import RoundTrips
@@ -46,33 +45,12 @@ def pick_codec(offered: list[str]) -> tuple[Codec, str | None]:
     return "msgpack", None
 
 
-async def awaited(aw: Awaitable[None]) -> None:
-    await aw
-
-
-async def finish(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
-    """Drive to its end a coroutine that already ran up to awaiting `waiting`, as a Task would."""
-    while True:
-        try:
-            if waiting is None:
-                await asyncio.sleep(0)
-            else:
-                await waiting
-        except BaseException:  # noqa: BLE001,S110 - the coroutine sees the outcome itself when resumed
-            pass
-        try:
-            waiting = coro.send(None)
-        except StopIteration:
-            return
-
-
 class Connection:
-    def __init__(self, broker: Broker, ws: WebSocket, codec: Codec, ip: str, send: Send | None = None) -> None:
+    def __init__(self, broker: Broker, ws: WebSocket, codec: Codec, ip: str) -> None:
         self.broker = broker
         self.settings = broker.settings
         self.metrics = broker.metrics
         self.ws = ws
-        self._asgi_send = send
         self.codec: Codec = codec
         self.ip = ip
         self.room: Target | None = None
@@ -81,10 +59,6 @@ class Connection:
         self._wake = asyncio.Event()
         self._closing: tuple[int, str] | None = None
         self._writer: asyncio.Task[None] | None = None
-        self._idle = False                    # the writer waits for work: frames may be written at once
-        self._inflight: tuple[Coroutine[Any, Any, None], Any, bytes | str, Callable[[float], None] | None] | None \
-            = None                            # a send that had to wait for the socket, for the writer to finish
-        self._failed: BaseException | None = None
         self.last_in = time.monotonic()
         self._tokens = float(self.settings.frame_burst)
         self._refill_at = time.monotonic()
@@ -111,37 +85,11 @@ class Connection:
     def _push(self, data: bytes | str, written: Callable[[float], None] | None = None) -> None:
         if self._closing is not None:
             return
-        if self._idle and self._inflight is None and not self.queue:
-            self._send_now(data, written)
-            return
         if len(self.queue) >= self.settings.send_queue:
             self.close(CLOSE_TOO_SLOW, "too slow: the send queue is full", now=True)
             self._abort()
             return
         self.queue.append(data if written is None else (data, written))
-        self._wake.set()
-
-    def _send_now(self, data: bytes | str, written: Callable[[float], None] | None) -> None:
-        """Run the ASGI send to its end without a task switch when it does not wait.
-
-        uvicorn's send only waits while the transport is paused (the socket's buffer is full); a
-        coroutine that waits is handed to the writer, which finishes it before anything queued."""
-        if self._asgi_send is not None:
-            message: Message = ({"type": "websocket.send", "bytes": data} if isinstance(data, bytes)
-                                else {"type": "websocket.send", "text": data})
-            sending = self._asgi_send(message)
-            coro = sending if isinstance(sending, Coroutine) else awaited(sending)
-        else:
-            coro = self.ws.send_bytes(data) if isinstance(data, bytes) else self.ws.send_text(data)
-        try:
-            waiting = coro.send(None)
-        except StopIteration:
-            self._sent(data, written)
-            return
-        except BaseException as e:  # noqa: BLE001 - the writer raises it, as when it sends itself
-            self._failed = e
-        else:
-            self._inflight = (coro, waiting, data, written)
         self._wake.set()
 
     def _sent(self, data: bytes | str, written: Callable[[float], None] | None) -> None:
@@ -171,13 +119,6 @@ class Connection:
     async def _write(self) -> None:
         ws = self.ws
         while True:
-            if self._failed is not None:
-                raise self._failed
-            if self._inflight is not None:
-                coro, waiting, data_, written_ = self._inflight
-                await finish(coro, waiting)
-                self._inflight = None
-                self._sent(data_, written_)
             while self.queue:
                 item = self.queue.popleft()
                 data, written = item if isinstance(item, tuple) else (item, None)
@@ -192,11 +133,7 @@ class Connection:
                     await ws.close(code, reason)
                 return
             self._wake.clear()
-            self._idle = True
-            try:
-                await self._wake.wait()
-            finally:
-                self._idle = False
+            await self._wake.wait()
 
     # ---- the life of a connection --------------------------------------------------------------
 
@@ -382,19 +319,13 @@ class Connection:
 
 
 class Endpoint:
-    """`/ws` as a plain ASGI app, so that each connection holds the server's own `send`.
-
-    A frame then goes straight to uvicorn, past Starlette's per-call state checks and the
-    exception wrapper of a function endpoint: a few microseconds a frame, which a fan-out to
-    thousands pays thousands of times per move. Receiving and closing still use Starlette's
-    WebSocket."""
+    """`/ws` as a plain ASGI app: no per-call wrapper of a function endpoint around a long-lived socket."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        ws = WebSocket(scope, receive, send)
-        await endpoint(ws, send)
+        await endpoint(WebSocket(scope, receive, send))
 
 
-async def endpoint(ws: WebSocket, send: Send | None = None) -> None:
+async def endpoint(ws: WebSocket) -> None:
     broker: Broker = ws.app.state.broker
     codec, chosen = pick_codec(list(ws.scope.get("subprotocols") or []))
     ip = (ws.client.host if ws.client else "") or ""
@@ -407,6 +338,6 @@ async def endpoint(ws: WebSocket, send: Send | None = None) -> None:
         return
     try:
         await ws.accept(subprotocol=chosen)
-        await Connection(broker, ws, codec, ip, send).run()
+        await Connection(broker, ws, codec, ip).run()
     finally:
         rooms.release(ip)
