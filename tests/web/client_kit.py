@@ -1,4 +1,4 @@
-"""Helpers shared by the browser tests of the client's shared parts (tests/web/test_client_*.py).
+"""Helpers shared by the browser tests (the client's shared parts and every game's table).
 
 The pages are driven as a player would drive them: clicking what the table marks as legal
 (`data-legal="true"`), reading what the page shows. Rooms that only set the scene are made over
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CHROMIUM_ARGS, ROOT, HubProcess
+from tests.conftest import CHROMIUM_ARGS, ROOT, HubProcess, need
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -76,12 +76,27 @@ def wait_finished(hub: HubProcess, rid: str, timeout: float = 20) -> dict[str, A
     raise AssertionError(f"room {rid} did not finish")
 
 
-@pytest.fixture(scope="module")
-def browser(chromium_path: str, hub: HubProcess) -> Iterator[Any]:
+def served_games(hub: HubProcess) -> list[str]:
+    return [g["id"] for g in games(hub)]
+
+
+def launched(chromium_path: str) -> Iterator[Any]:
+    """Debian's Chromium through Playwright, with the flags this machine needs; closed at the end."""
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+def browser_serving(chromium_path: str, hub: HubProcess, game: str, name: str) -> Iterator[Any]:
+    """A browser for one game's tests: they fail under CI (skip locally) when the hub lacks the game."""
+    need(game in served_games(hub), f"the hub serves {name}")
+    yield from launched(chromium_path)
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: str, hub: HubProcess) -> Iterator[Any]:
+    yield from launched(chromium_path)
 
 
 class Watched:

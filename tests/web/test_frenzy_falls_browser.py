@@ -8,60 +8,28 @@ artifacts/screenshots/.
 """
 from __future__ import annotations
 
-import json
 import random
 import re
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CHROMIUM_ARGS, ROOT, HubProcess, need
+from tests.conftest import HubProcess
+from tests.web.client_kit import browser_serving, new_page, shot
 
 pytestmark = pytest.mark.browser
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-SHOTS = ROOT / "artifacts" / "screenshots"
 TURN_TIMEOUT_MS = 15_000
 LEGAL = "[data-testid=board] [data-legal=true]"
 
 
-def shot(page: Any, name: str) -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
-
-
 @pytest.fixture(scope="module")
 def browser(chromium_path: str, hub: HubProcess) -> Iterator[Any]:
-    with urllib.request.urlopen(hub.url + "/api/games", timeout=5) as r:
-        need("frenzy_falls" in [g["id"] for g in json.load(r)], "the hub serves Frenzy Falls")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-class Watched:
-    """A page whose script errors fail the test."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.errors: list[str] = []
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-    def check(self) -> None:
-        assert not self.errors, f"script errors in the page: {self.errors}"
-
-
-def new_page(browser: Any, width: int = 1100, height: int = 900) -> Watched:
-    context = browser.new_context(viewport={"width": width, "height": height})
-    return Watched(context.new_page())
+    yield from browser_serving(chromium_path, hub, "frenzy_falls", "Frenzy Falls")
 
 
 def create_room(page: Any, hub: HubProcess, seats: int, bots: list[int]) -> str:

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CHROMIUM_ARGS, HubProcess, need
-from tests.web.test_symbiose_browser import Watched, served_games, shot
+from tests.conftest import HubProcess
+from tests.web.client_kit import browser_serving, new_page, shot
 
 pytestmark = pytest.mark.browser
 
@@ -31,15 +31,7 @@ BOARD = "[data-testid=wpark]"
 
 @pytest.fixture(scope="module")
 def browser(chromium_path: str, hub: HubProcess) -> Iterator[Any]:
-    need("waterfall_park" in served_games(hub), "the hub serves Waterfall Park")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def new_page(browser: Any, width: int = 1100, height: int = 900) -> Watched:
-    return Watched(browser.new_context(viewport={"width": width, "height": height}).new_page())
+    yield from browser_serving(chromium_path, hub, "waterfall_park", "Waterfall Park")
 
 
 def create_room(page: Any, hub: HubProcess, bots: list[int], seats: int = 3) -> str:
