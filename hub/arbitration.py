@@ -233,7 +233,18 @@ class Arbiter:
 
     @property
     def closes_at(self) -> float:
-        return self.opened + self.params.window_ms + self.params.relay_ms
+        """The hard close: `window_ms` after the last eligible seat's frame was written (no later than
+        `c_max_ms` after opening), so a seat whose frame left late (a busy loop, a hop through Redis to
+        its edge) still has the whole window that its own lateness check (`judge`) allows it."""
+        p = self.params
+        shown = max(self._t0.values(), default=self.opened)
+        return min(max(shown, self.opened), self.opened + p.c_max_ms) + p.window_ms + p.relay_ms
+
+    @property
+    def latest_close(self) -> float:
+        """No frame written later can push the hard close past this."""
+        p = self.params
+        return self.opened + p.c_max_ms + p.window_ms + p.relay_ms
 
     def written(self, seat: int, at: float, cap: float | None = None) -> None:
         """Optional: when a seat's frame was written (and its cap), for a tighter settling bound."""

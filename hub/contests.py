@@ -89,7 +89,8 @@ class ContestRunner:
                 self._offer(s.conn, seat)
             elif s.bot or s.stand_in:
                 self._bot_try(seat)
-        self.open.close_handle = self.room.rooms.loop_call_later(self.params.window_ms / 1000, self._settle)
+        # settle_at() holds the hard close, which moves as frames are written; this is the backstop
+        self.open.close_handle = self.room.rooms.loop_call_later((arbiter.latest_close - opened) / 1000, self._settle)
         self._schedule_settle()
 
     def attached(self, conn: Connection, seat: int | None) -> None:
@@ -117,6 +118,7 @@ class ContestRunner:
             offer.stamp.t0 = at
             offer.stamp.cap = offer.conn.round_trips.cap()
             op.arbiter.written(offer.seat, at, offer.stamp.cap)
+            self._schedule_settle()
 
     def _bot_try(self, seat: int) -> None:
         """Bots grab what their own view says they want, after a human-like reaction."""
@@ -134,8 +136,11 @@ class ContestRunner:
         key = op.contest.key
 
         def grab() -> None:
-            if self.open is not None and self.open.contest.key == key:
-                self.open.arbiter.submit(seat, arb.Judgement(reaction_ms=reaction), now_ms())
+            # the bot tried at opening + reaction: a loop that runs this timer late is the hub's delay
+            op = self.open
+            if op is not None and op.contest.key == key:
+                at = min(now_ms(), op.arbiter.opened + reaction)
+                op.arbiter.submit(seat, arb.Judgement(reaction_ms=reaction), at)
                 self._schedule_settle()
 
         room.rooms.loop_call_later(reaction / 1000, grab)

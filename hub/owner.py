@@ -46,7 +46,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("hub.owner")
 
-RELAY_MS = 10.0           # chosen here: jitter of the owner -> edge -> owner hops through Redis on a LAN
+#: Chosen here: the owner -> edge -> owner hops through Redis. 10 ms (a quiet LAN) refused grabs that a
+#: loaded hub relayed a few tens of ms late; 50 ms costs a contest nobody grabs that much, no more.
+RELAY_MS = 50.0
 RECENT = 2048              # action and join ids remembered for idempotence (kept in snapshots)
 PLAYING_TTL_S = 24 * 3600  # chosen here: a room nobody touches for a day is gone
 

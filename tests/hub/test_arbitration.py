@@ -232,6 +232,20 @@ def test_hard_close_after_the_window() -> None:
     assert Arbiter("e", [], 0.0, P, SECRET).due(0.0)  # nobody eligible: nothing to wait for
 
 
+def test_the_hard_close_counts_from_the_last_frame_written_within_the_allowance() -> None:
+    """A frame that left late (a busy loop, a hop to the seat's edge) keeps its seat's whole window."""
+    a = Arbiter("c", [0, 1], 10.0, P, SECRET)
+    a.written(0, 12.0)
+    a.written(1, 130.0)
+    assert a.closes_at == 130.0 + P.window_ms and a.settle_at() == a.closes_at
+    assert not a.due(10.0 + P.window_ms + 50)
+    assert a.submit(1, ok(300.0), 10.0 + P.window_ms + 100) is None  # inside seat 1's own window
+    b = Arbiter("c", [0, 1], 10.0, P, SECRET)
+    b.written(1, 10.0 + 5 * P.c_max_ms)  # a frame written very late cannot hold the contest open
+    assert b.closes_at == b.latest_close == 10.0 + P.c_max_ms + P.window_ms
+    assert b.submit(0, ok(300.0), b.latest_close + 1) == "late"
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.floats(100, 900), st.floats(0, 400)), min_size=2, max_size=6),
        st.floats(0, 10))

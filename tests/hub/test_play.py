@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import Any
 
 import pytest
@@ -22,23 +23,33 @@ MAX_STEPS = 4000
 STEPS = {"frenetic_village": 120}
 
 
+async def grab_at(c: Client, contest: str, when: float) -> None:
+    await asyncio.sleep(max(0.0, when - time.monotonic()))
+    await c.act({"type": "grab", "contest": contest})
+
+
 async def play_table(base: str, game: str, seats: int, options: dict[str, Any], seed: int,
                      check_every: int = 1) -> tuple[list[Client], Any]:
     rng = random.Random(seed)
-    room = new_room(base, game, seats, {**options, **({"grab_window_ms": 400} if game == "frenetic_village" else {})})
+    room = new_room(base, game, seats, {**options, **({"grab_window_ms": 500} if game == "frenetic_village" else {})})
     tokens = [join(base, room, f"p{s}", s)[1] for s in range(seats)]
     players = [await Client(base, room, t).open() for t in tokens]
     spec = await Client(base, room).open()
     spec_json = await Client(base, room, codec="json").open()
     everyone = [*players, spec, spec_json]
     grabs: set[tuple[int, Any]] = set()
+    grabbing: list[asyncio.Task[Any]] = []
     for step in range(STEPS.get(game, MAX_STEPS)):
         await settle(everyone, gap=0.02)
         for i, c in enumerate(players):  # take part in timed contests, as a player would
             for f in c.contests:
-                if (i, f["id"]) not in grabs and rng.random() < 0.6:
-                    grabs.add((i, f["id"]))
-                    await c.act({"type": "grab", "contest": f["id"]})
+                if (i, f["id"]) in grabs:
+                    continue
+                grabs.add((i, f["id"]))
+                if rng.random() < 0.6:
+                    # a human reaction after the card showed (faster is a false start), well inside the window
+                    when = c.contest_at[f["id"]] + rng.uniform(0.13, 0.2)
+                    grabbing.append(asyncio.create_task(grab_at(c, f["id"], when)))
         if spec.view["result"] is not None:
             break
         movers = [c for c in players if c.legal]
@@ -62,6 +73,7 @@ async def play_table(base: str, game: str, seats: int, options: dict[str, Any], 
                 assert fresh.view == c.view, f"step {step}: seat {i}'s patched view differs from a snapshot"
             players[i] = fresh
             everyone = [*players, spec, spec_json]
+    await asyncio.gather(*grabbing, return_exceptions=True)
     await settle(everyone)
     for c in everyone:
         assert not c.problems, c.problems

@@ -65,6 +65,7 @@ class Client:
         self.errors: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.contests: list[dict[str, Any]] = []
+        self.contest_at: dict[str, float] = {}  # contest frame id -> when it was read (monotonic)
         self.closed = asyncio.Event()
         self.welcomed = asyncio.Event()
         self.changed = asyncio.Event()
@@ -202,6 +203,7 @@ class Client:
             if self.answer_pings:
                 await self.send({"t": "pong", "id": f["id"]})
         elif t == "contest":
+            self.contest_at[f["id"]] = time.monotonic()
             await self.send({"t": "seen", "id": f["id"]})
             self.contests.append(f)
         elif t == "event":
