@@ -29,8 +29,9 @@ from msgpack import Packer
 
 Ops = list[dict[str, Any]]
 
-#: The most items a sliding window may drop from its front in one step.
-SHIFT_MAX = 8
+#: The most items a sliding window may drop from its front in one step: more than the logs trim at
+#: once (rules/*: 20), and only shifts whose first kept item matches are compared whole.
+SHIFT_MAX = 32
 
 _pack = Packer().pack  # one packer for every call: building one per call cost more than packing
 
@@ -130,9 +131,10 @@ def _diff_list(a: list[Any], b: list[Any], path: str, ops: Ops) -> None:
     if head == la == lb:
         return
     am, bm = la - head - tail, lb - head - tail  # the lengths of the two middles
+    first = b[head] if bm else None
     for k in range(1, min(am - 1, SHIFT_MAX) + 1):
         keep = am - k
-        if keep > bm:
+        if keep > bm or not _eq(a[head + k], first):  # the run must begin with the new middle's head
             continue
         old_run, new_run = a[head + k:head + am], b[head:head + keep]
         if (old_run == new_run and _strict(old_run, new_run)) if same is _eq else \

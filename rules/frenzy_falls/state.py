@@ -7,8 +7,10 @@ from typing import Any
 
 from rules.frenzy_falls.components import Card, ScoreCard
 
-#: How many log entries the state (and so the view) keeps.
-LOG_KEEP = 40
+#: The log keeps up to LOG_KEEP entries, then drops the oldest LOG_TRIM at once: most moves then only
+#: append to the view's log (one small `add`), where a window sliding by one would also `remove` each time.
+LOG_KEEP = 50
+LOG_TRIM = 20
 
 
 @dataclass
@@ -98,7 +100,7 @@ class State:
         self.log.append(text)
         self.log_total += 1
         if len(self.log) > LOG_KEEP:
-            del self.log[: len(self.log) - LOG_KEEP]
+            del self.log[:LOG_TRIM]
 
     def name(self, seat: int) -> str:
         return self.players[seat].falls

@@ -80,5 +80,5 @@ def view(state: State, seat: int | None, game_id: str) -> View:
         "discard_pile": [face(c) for c in mine.discard] if mine is not None else None,
         "discarding": list(state.discards[me]) if me is not None and me in state.discards else None,
         "log": list(state.log),
-        "log_total": state.log_total,
+        "log_from": state.log_total - len(state.log),
     }

@@ -416,7 +416,7 @@ function logLine(view, ctx, text, seatsByFalls) {
 function logPanel(view, ctx) {
   const log = Array.isArray(view.log) ? view.log.slice(-40) : [];
   const seatsByFalls = new Map((Array.isArray(view.players) ? view.players : []).map((p) => [p.falls, p.seat]));
-  const total = Number.isInteger(view.log_total) ? view.log_total : log.length;
+  const total = (Number.isInteger(view.log_from) ? view.log_from : 0) + (Array.isArray(view.log) ? view.log.length : 0);
   const items = log.map((line, i) => {
     const text = typeof line === "string" ? line : String((line && line.text) || "");
     const [kind, sym] = logKind(text);
