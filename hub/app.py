@@ -15,6 +15,7 @@ from starlette.staticfiles import StaticFiles
 from hub import lobby
 from hub.broker import make_broker
 from hub.connection import Endpoint
+from hub.gcpolicy import GcPolicy
 from hub.metrics import Metrics
 from hub.settings import Settings
 
@@ -29,9 +30,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await broker.start()
+        gc_policy = GcPolicy(settings.gc_full_every_s)
+        gc_policy.install()
         try:
             yield
         finally:
+            gc_policy.uninstall()
             await broker.stop()
 
     def health() -> dict[str, Any]:

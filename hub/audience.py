@@ -69,6 +69,8 @@ class Audience:
         if self.seat is not None:
             self.legal_at.append((self.seq, view.get("legal") or []))
         delta = Encoded({"t": "delta", "seq": self.seq, "ops": ops})
+        if self.history:
+            self.history[-1].compact()  # broadcast by now (its queued sends take the bytes)
         self.history.append(delta)
         return delta
 
@@ -78,9 +80,9 @@ class Audience:
     def welcome(self, room: str, game: str, resume: int | None) -> list[Encoded]:
         """The frames that bring a connection to this audience's current view, nothing missed or doubled."""
         if resume is not None and 0 <= resume <= self.seq:
-            need = self.seq - resume
-            have = [d for d in self.history if d.frame["seq"] > resume]
-            if len(have) == need:
+            need = self.seq - resume  # the history ends at self.seq, one delta per seq
+            if need <= len(self.history):
+                have = list(self.history)[len(self.history) - need:] if need else []
                 head = Encoded({"t": "welcome", "room": room, "game": game, "seat": self.seat,
                                 "seq": resume, "view": None})
                 return [head, *have]

@@ -57,6 +57,15 @@ class Encoded:
     def packed(cls, data: bytes) -> Encoded:
         return cls(None, data)
 
+    def compact(self) -> None:
+        """Keep only the msgpack bytes: a frame held for resumes is then one object the garbage
+        collector walks, not the tree of maps and lists of its operations (which made a full
+        collection of a busy hub's histories take most of a second)."""
+        if self._frame is not None:
+            if self._msgpack is None:
+                self._msgpack = msgpack.packb(self._frame, use_bin_type=True)
+            self._frame = None
+
     @property
     def frame(self) -> dict[str, Any]:
         if self._frame is None:
