@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import time
 from collections import deque
 from collections.abc import Callable
@@ -63,7 +64,10 @@ class Connection:
         self._tokens = float(self.settings.frame_burst)
         self._refill_at = time.monotonic()
         self._ping_id = 0
-        self._last_ping = time.monotonic()
+        # a random phase: connections that came together (a hub restart, a tournament's start) would
+        # otherwise all be pinged, and all answer, in the same tick; 2,000 at once stalled a loaded
+        # hub for a fifth of a second every interval (bench/latency.py)
+        self._last_ping = time.monotonic() - random.uniform(0, self.settings.ping_interval_s)
         self.round_trips = RoundTrips()       # measured by server pings, for judging contests
 
     # ---- sending -------------------------------------------------------------------------------

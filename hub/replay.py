@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from hub.audience import diff
-from hub.room import Room, frozen
+from hub.room import Room
 
 
 def spectator_view(room: Room, state: Any) -> dict[str, Any]:
@@ -18,7 +18,7 @@ def spectator_view(room: Room, state: Any) -> dict[str, Any]:
             p["name"] = room.seats[p["seat"]].name
             p["bot"] = room.seats[p["seat"]].bot
     view["deadline"] = None
-    return frozen(view)
+    return view
 
 
 def build(room: Room) -> dict[str, Any]:

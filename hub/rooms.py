@@ -55,6 +55,10 @@ def check_hub_options(specs: dict[str, Option], given: dict[str, Any]) -> dict[s
     return out
 
 
+#: The ticker's period, and how many of its ticks make one look at the rooms.
+TICK_S = 0.2
+ROOM_TICKS = 5
+
 class Rooms:
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self.settings = settings
@@ -167,19 +171,26 @@ class Rooms:
             self.drop(rid)
 
     async def _tick(self) -> None:
-        """One loop for the whole process: server pings, idle connections, stale rooms, gauges."""
+        """One loop for the whole process: server pings, idle connections, stale rooms, gauges.
+
+        Connections are looked at five times a second, so that their pings, each at its own phase,
+        go out a few at a time rather than in a burst per second; rooms once a second."""
+        n = 0
         while True:
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(TICK_S)
+            n += 1
             try:
-                self._tick_once(time.monotonic())
+                self._tick_once(time.monotonic(), rooms=n % ROOM_TICKS == 0)
             except Exception:  # noqa: BLE001 - the ticker must outlive any one bad room
                 logger.exception("tick failed")
 
-    def _tick_once(self, now: float) -> None:
+    def _tick_once(self, now: float, rooms: bool = True) -> None:
         """A function of its own, so that its loop variables (the last room, the last connection)
         do not stay alive in the ticker's frame after they are dropped."""
         for conn in list(self.conns):
             conn.tick(now)
+        if not rooms:
+            return
         for rid, room in list(self.rooms.items()):
             if room.status == WAITING and now - room.created > self.settings.waiting_ttl_s:
                 self.drop(rid)

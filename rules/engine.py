@@ -136,6 +136,19 @@ class BaseGame:
         return rng.choice(legal) if legal else None
 
 
+def json_copy(value: Any) -> Any:
+    """A fresh copy of a JSON-like value that the state keeps (a result, the last battle).
+
+    A view never shares a map or a list with the state, nor with another view: the hub keeps each
+    audience's last view to diff the next one against, without copying it (tests/rules/test_views.py).
+    """
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_copy(v) for v in value]
+    return value
+
+
 def declares_contests(game: Game) -> bool:
     """True for games that override `contest`: the hub runs arbitration only for those."""
     return getattr(type(game), "contest", None) is not BaseGame.contest

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules import frenetic_village_cards as fc
-from rules.engine import HUB, Action, BaseGame, Contest, Event, IllegalAction, Option, Result, View
+from rules.engine import HUB, Action, BaseGame, Contest, Event, IllegalAction, Option, Result, View, json_copy
 from rules.registry import register
 
 GAME_ID = "frenetic_village"
@@ -434,14 +434,14 @@ class FreneticVillage(BaseGame):
             "active": self.active(state),
             "legal": self.legal(state, own) if own is not None else [],
             "deadline": None,
-            "result": state.result,
+            "result": json_copy(state.result),
             "turn": state.turn,
             "hand": [fc.face(x) for x in state.hands[own]] if own is not None else [],
             "grabbed_slot": state.exclude_slot if own is not None and own == state.turn else None,
             "draw_pile": len(state.draw),
             "contest": contest,
             "grabbable": [p for p, _ in state.queue],
-            "last_battle": state.last_battle,
+            "last_battle": json_copy(state.last_battle),
             "log": list(state.log),
             "log_from": state.log_from,
         }

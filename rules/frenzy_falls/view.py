@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.engine import View
+from rules.engine import View, json_copy
 from rules.frenzy_falls import actions
 from rules.frenzy_falls.components import Card, ScoreCard
 from rules.frenzy_falls.state import PoolCard, State
@@ -64,7 +64,7 @@ def view(state: State, seat: int | None, game_id: str) -> View:
         "active": actions.active(state),
         "legal": actions.legal(state, me) if me is not None else [],
         "deadline": None,
-        "result": state.result,
+        "result": json_copy(state.result),
         "seat": me,
         "pools": pools,
         "score_deck": len(state.score_deck),
