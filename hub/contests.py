@@ -45,6 +45,17 @@ class Offer:
     tried: bool = False
 
 
+def grab_refusal(offer: Offer | None, conn: Connection, tried: bool) -> str | None:
+    """Why a grab cannot be judged, the same where the room is owned and on an edge; None if it can."""
+    if offer is None or offer.conn is not conn:
+        return "that is not this connection's open contest"
+    if offer.stamp.t0 is None:
+        return "the card has not been shown yet"
+    if tried:
+        return "one try per contest"
+    return None
+
+
 @dataclass
 class Open:
     contest: Contest
@@ -158,15 +169,13 @@ class ContestRunner:
         op = self.open
         nonce = action.get("contest")
         offer = op.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
-        if op is None or offer is None or offer.conn is not conn:
-            conn.error(act_id, "illegal", "that is not this connection's open contest")
+        tried = op is not None and offer is not None and any(o.seat == offer.seat and o.tried
+                                                             for o in op.offers.values())
+        refusal = grab_refusal(offer, conn, tried)
+        if refusal is not None:
+            conn.error(act_id, "illegal", refusal)
             return
-        if offer.stamp.t0 is None:
-            conn.error(act_id, "illegal", "the card has not been shown yet")
-            return
-        if any(o.seat == offer.seat and o.tried for o in op.offers.values()):
-            conn.error(act_id, "illegal", "one try per contest")
-            return
+        assert op is not None and offer is not None  # an offer exists only while its contest is open
         offer.tried = True
         offer.stamp.grab = at
         stats = self.stats.setdefault(offer.seat, arb.ReactionStats(self.params))

@@ -9,27 +9,14 @@ result as an event that every process relays.
 from __future__ import annotations
 
 import secrets
-import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hub import arbitration as arb
+from hub.contests import Offer, grab_refusal, now_ms
 
 if TYPE_CHECKING:
     from hub.connection import Connection
     from hub.replica import Replica
-
-
-def now_ms() -> float:
-    return time.monotonic() * 1000
-
-
-@dataclass
-class Offer:
-    conn: Connection
-    seat: int
-    nonce: str
-    stamp: arb.Stamp = field(default_factory=arb.Stamp)
 
 
 class EdgeContests:
@@ -99,15 +86,11 @@ class EdgeContests:
         at = now_ms()
         op, nonce = self.open, action.get("contest")
         offer = self.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
-        if op is None or offer is None or offer.conn is not conn:
-            conn.error(act_id, "illegal", "that is not this connection's open contest")
+        refusal = grab_refusal(offer, conn, offer is not None and offer.seat in self.tried)
+        if refusal is not None:
+            conn.error(act_id, "illegal", refusal)
             return
-        if offer.stamp.t0 is None:
-            conn.error(act_id, "illegal", "the card has not been shown yet")
-            return
-        if offer.seat in self.tried:
-            conn.error(act_id, "illegal", "one try per contest")
-            return
+        assert op is not None and offer is not None  # an offer exists only while its contest is open
         self.tried.add(offer.seat)
         offer.stamp.grab = at
         params = arb.Params(window_ms=float(op.get("window_ms") or arb.Params().window_ms))
