@@ -6,9 +6,10 @@ The tables cycle through every registered game that seats four.
 
 The figure is move-to-delta latency: from the moment a seat's client writes its `act` to the
 moment each of the other three seats' clients reads the delta it caused (the four seats of a table
-live in one client process, so one clock serves both ends). Moves are Poisson: after a move's
-deltas arrived, the table waits an exponential time of mean 2 s, then a random active seat sends a
-random item of its `legal`. Only moves sent inside the measured window count, after a warm-up.
+live in one client process, so one clock serves both ends). Moves are Poisson: a table's next move
+is sent an exponential time of mean 2 s after its last one was (or once that move's deltas have all
+arrived, if later), by a random active seat, as a random item of its `legal`. Only moves sent
+inside the measured window count, after a warm-up.
 
 While it runs, the shared conformance checker (`check.py URL --games symbiose:2,3,4`) plays its
 own games against the same hub (PASS or FAIL in the table): the hub must stay correct under the
@@ -166,7 +167,10 @@ class Table:
     def maybe_next(self) -> None:
         if self.acked and not self.waiting and self.mover >= 0:
             self.mover = -1
-            self.schedule()
+            # the gap runs from the move's sending, so a table moves every 2 s on average however
+            # long its deltas took (500 tables make 250 moves a second)
+            gap = self.rng.expovariate(1 / MEAN_GAP_S)
+            self.schedule(max(0.0, self.sent_at + gap - time.monotonic()))
 
 
 def on_frame(client: RawClient, payload: bytes, now: float) -> None:
@@ -317,29 +321,59 @@ async def measure(servers: list[Server], ports: list[int], tables: int, seconds:
             "p50": percentile(samples, 50), "p99": percentile(samples, 99), "p999": percentile(samples, 99.9),
             "samples": len(samples), "errors": sum(r["errors"] for r in results),
             "missing": sum(r["missing"] for r in results), "finished": sum(r["finished"] for r in results),
-            "conformance": verdict, "hub_cpu": busy[0], "hub_wait": waited, "rss_mib": servers[0].rss_kib() / 1024}
+            "conformance": verdict, "hub_cpu": busy[0], "hub_wait": waited, "rss_mib": servers[0].rss_kib() / 1024,
+            "hubs_cpu": busy}
+
+
+def gc_walks(base: str) -> tuple[int, float, float]:
+    """The hub's collector walks of what was new (hub/gcpolicy.py): how many, their mean, and the
+    upper bound of the bucket its longest fell in (ms), from /metrics."""
+    with urllib.request.urlopen(base + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    count = total = 0.0
+    buckets: list[tuple[float, float]] = []
+    for line in text.splitlines():
+        if 'kind="new"' not in line or not line.startswith("hub_gc_pause_seconds"):
+            continue
+        value = float(line.rsplit(" ", 1)[1])
+        if line.startswith("hub_gc_pause_seconds_count"):
+            count = value
+        elif line.startswith("hub_gc_pause_seconds_sum"):
+            total = value
+        elif 'le="' in line:
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float(le), value))
+    longest = next((le for le, n in sorted(buckets) if n >= count), float("inf")) if count else 0.0
+    return int(count), total / count * 1000 if count else 0.0, longest * 1000
 
 
 async def single(tables: int, seconds: float, ws: str | None, loop: str | None) -> dict[str, Any]:
-    with hub(ws=ws, loop=loop, name="latency").start() as h:
-        return await measure([h], [h.port], tables, seconds, h.url)
+    with hub("--debug-hooks", ws=ws, loop=loop, name="latency").start() as h:
+        s = await measure([h], [h.port], tables, seconds, h.url)
+        s["gc_walks"] = gc_walks(h.url)
+        # the whole-heap walk runs once an hour (--gc-full-every-s): timed here, at the same heap
+        s["gc_whole_ms"] = http(h.url, "POST", "/debug/gc-whole", {})["ms"]
+        return s
 
 
 # ---- across processes --------------------------------------------------------------------------
 
 def redis_url() -> tuple[str | None, Server | None, str]:
-    """A Redis to use: the one on 6379 if it answers, else a private redis-server on a free port."""
+    """A Redis of this run's own: a private redis-server on a free port (rooms that earlier runs
+    handed back in a shared Redis would be taken over and played by bots during the measurement),
+    or the one HUB_BENCH_REDIS_URL names."""
     import redis
 
-    url = os.environ.get("HUB_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
-    try:
-        if redis.Redis.from_url(url, socket_connect_timeout=1).ping():
-            return url, None, ""
-    except Exception:  # noqa: BLE001 - any failure means "not there"
-        pass
+    url = os.environ.get("HUB_BENCH_REDIS_URL")
+    if url:
+        try:
+            if redis.Redis.from_url(url, socket_connect_timeout=1).ping():
+                return url, None, ""
+        except Exception:  # noqa: BLE001 - any failure means "not there"
+            return None, None, f"HUB_BENCH_REDIS_URL ({url}) does not answer"
     exe = shutil.which("redis-server")
     if exe is None:
-        return None, None, "no Redis answers and no redis-server to start"
+        return None, None, "no redis-server to start (or set HUB_BENCH_REDIS_URL)"
     port = free_port()
     srv = Server([exe, "--port", str(port), "--save", "", "--appendonly", "no"], port, core=LOAD_CORE,
                  name="redis").start(health="")
@@ -397,13 +431,18 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
         ("latency: hub CPU ms per move", s["hub_cpu"] / max(s["moves_per_s"], 1e-9) * 1000, "",
          "all its work (deltas to four seats, pings, lobby) over the moves"),
         ("latency: conformance under load", s["conformance"][0], "PASS", s["conformance"][1]),
+        ("latency: collector walks, mean / longest ms", f"{s['gc_walks'][1]:.2f} / <= {s['gc_walks'][2]:g}", "",
+         f"{s['gc_walks'][0]} walks of what was new, every 50 ms (hub/gcpolicy.py)"),
+        ("latency: whole-heap walk ms", s["gc_whole_ms"], "",
+         "once every --gc-full-every-s (3600 s), at this heap; not in the window above"),
     ]
     if c is not None:
         if "na" in c:
             rows.append(("across processes: added p99 ms", None, "<= 5", c["na"]))
         else:
             rows.append(("across processes: p50 / p99 ms", f"{c['p50']:.1f} / {c['p99']:.1f}", "",
-                         f"{c['moves_per_s']:.0f} moves/s"))
+                         f"{c['moves_per_s']:.0f} moves/s; the owning hub ran {c['hubs_cpu'][0]:.0%} of the time, "
+                         f"the relaying one {c['hubs_cpu'][1]:.0%} (on the load's core)"))
             rows.append(("across processes: added p99 ms", c["p99"] - s["p99"], "<= 5", ""))
     return rows
 
@@ -412,7 +451,8 @@ def figures_of(s: dict[str, Any], c: dict[str, Any] | None) -> dict[str, Any]:
     out: dict[str, Any] = {"latency_p50_ms": s["p50"], "latency_p99_ms": s["p99"], "latency_p999_ms": s["p999"],
                            "moves_per_s": s["moves_per_s"], "conformance_under_load": s["conformance"][0],
                            "latency_hub_cpu_ms_per_move": s["hub_cpu"] / max(s["moves_per_s"], 1e-9) * 1000,
-                           "latency_hub_waited_fraction": s["hub_wait"]}
+                           "latency_hub_waited_fraction": s["hub_wait"], "gc_walk_mean_ms": s["gc_walks"][1],
+                           "gc_walk_longest_ms_bound": s["gc_walks"][2], "gc_whole_walk_ms": s["gc_whole_ms"]}
     if c is not None:
         out["cross_process_added_p99_ms"] = None if "na" in c else c["p99"] - s["p99"]
         if "na" in c:

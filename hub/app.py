@@ -26,11 +26,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     metrics = Metrics()
     broker = make_broker(settings, metrics)
+    gc_policy = GcPolicy(settings.gc_full_every_s, metrics.gc_pauses)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await broker.start()
-        gc_policy = GcPolicy(settings.gc_full_every_s)
         gc_policy.install()
         try:
             yield
@@ -71,7 +71,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
             broker.go_deaf(float(request.query_params.get("ms", "500")) / 1000)
             return JSONResponse({"ok": True})
 
+        async def whole_walk(request: Request) -> Response:
+            """Run the collector's whole walk now, so a benchmark can say how long it stops the loop."""
+            if not gc_policy.active:
+                return JSONResponse({"ms": None})
+            gc_policy.last_full = float("-inf")
+            return JSONResponse({"ms": gc_policy.walk() * 1000})
+
         routes.append(Route("/debug/deaf", deaf, methods=["POST"]))
+        routes.append(Route("/debug/gc-whole", whole_walk, methods=["POST"]))
     if (WEB / "node_modules").is_dir():
         routes.append(Mount("/vendor", StaticFiles(directory=WEB / "node_modules"), name="vendor"))
     if WEB.is_dir():

@@ -91,6 +91,16 @@ class Audience:
                                      "seq": self.seq, "view": self.view})
         return [self._welcome]
 
+    def release(self) -> None:
+        """Let go of the view and the deltas once the room is closed. A room sits in reference cycles
+        (its clock, its contests), which only the collector's whole walk reclaims (hub/gcpolicy.py);
+        without this its views and history, most of its memory, would wait with it."""
+        self.view = None
+        self._welcome = None
+        self.history.clear()
+        self.legal_at.clear()
+        self.conns.clear()
+
     def broadcast(self, frames: Iterable[Encoded]) -> None:
         for frame in frames:
             for conn in list(self.conns):

@@ -44,6 +44,10 @@ class Metrics:
                                    registry=r)
         self.gap_heals = Counter("hub_gap_heals_total", "Times a relay re-read the log for entries it missed",
                                  registry=r)
+        self.gc_pauses = Histogram(
+            "hub_gc_pause_seconds", "Collector walks the hub runs on its clock (hub/gcpolicy.py): of what is "
+            "new since the last walk, or of the whole heap", ["kind"],
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3, 1.0), registry=r)
 
         self._frames_out = 0
         self._bytes_out = 0

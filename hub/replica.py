@@ -279,7 +279,7 @@ class Replica:
         for aud in self.audiences.values():
             for conn in list(aud.conns):
                 conn.close(code, reason)
-            aud.conns.clear()
+            aud.release()
         self.holders.clear()
         self.broker.forget(self)
 

@@ -483,6 +483,8 @@ class Room:
         for aud in self.audiences.values():
             for conn in list(aud.conns):
                 conn.close(4004, "the room is gone")
+            aud.release()
+        self.log = []  # the same: what the collector would hold until its whole walk
         if self.contests is not None:
             self.contests.close()
 

@@ -38,8 +38,8 @@ class Settings:
     verify_deltas: bool = field(default=False, metadata={"help": "check every diff by applying it (testing)"})
     ws: str = field(default="websockets-sansio", metadata={"help": "uvicorn WebSocket implementation"})
     loop: str = field(default="auto", metadata={"help": "uvicorn event loop: auto, asyncio, uvloop"})
-    gc_full_every_s: float = field(default=300.0, metadata={
-        "help": "freeze what each full collection keeps; walk everything once this often (s); 0 = Python's way"})
+    gc_full_every_s: float = field(default=3600.0, metadata={
+        "help": "walk what is new every 50 ms and freeze it; walk everything once this often (s); 0 = Python's way"})
     instance: str = field(default="", metadata={"help": "name of this process in logs and Redis"})
 
     @classmethod

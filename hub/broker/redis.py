@@ -67,7 +67,10 @@ class RedisBroker(Broker):
 
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         super().__init__(settings, metrics)
-        self.inst = settings.instance or secrets.token_hex(6)
+        # the name an operator gives, made unique to this process: two processes started with one
+        # name (a restart while the old one still holds leases, a copy-pasted unit) would otherwise
+        # both pass each other's lease checks and write one room's log from two diverging states
+        self.inst = f"{settings.instance}.{secrets.token_hex(4)}" if settings.instance else secrets.token_hex(6)
         self.store = Store(settings.redis, settings.redis_prefix, metrics)
         self.keys = self.store.keys
         self.writer = Writer(self.store)
