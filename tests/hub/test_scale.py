@@ -531,3 +531,17 @@ def test_conformance_against_one_of_three(trio: list[HubProcess]) -> None:
     fails = [line for line in run.stdout.splitlines() if line.startswith("FAIL")]
     four = "FAIL GET /api/games lists the four games"
     assert [f for f in fails if not (len(GAMES) < 4 and f.startswith(four))] == [], fails
+
+
+def test_two_processes_given_one_name_hold_leases_apart() -> None:
+    """Leases are checked by the holder's id: two processes started with one `--instance` (a restart
+    while the old one still holds leases) must not pass each other's checks, so the id each uses is
+    the name with a suffix of its own."""
+    from hub.broker.redis import RedisBroker
+    from hub.metrics import Metrics
+    from hub.settings import Settings
+
+    settings = Settings.from_env({}, redis="redis://127.0.0.1:1/0", instance="hub-1")
+    a, b = RedisBroker(settings, Metrics()), RedisBroker(settings, Metrics())
+    assert a.inst != b.inst
+    assert a.inst.startswith("hub-1.") and b.inst.startswith("hub-1.")

@@ -332,6 +332,15 @@ async def test_dropped_rooms_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
                 break
             await asyncio.sleep(0.1)
         assert not rooms.rooms, "finished rooms were not dropped"
+        # until the collector's whole walk, a dropped room waits in its cycles: without its views,
+        # its delta history and its replay log, which are most of its memory (Audience.release)
+        for ref in refs:
+            room = ref()
+            if room is not None:
+                assert not room.log
+                for aud in room.audiences.values():
+                    assert aud.view is None and not aud.history and not aud.legal_at and not aud.conns
+            del room
         await asyncio.sleep(max(GRACE_S, 1.0) + 0.3)  # timers that name a room, and a tick, run first
         # the hub's periodic full walk (hub/gcpolicy.py), now: a room frozen by an earlier collection
         # and dropped since is a cycle that only that walk reclaims; a live reference survives it
