@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -15,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 from hub import lobby
 from hub.broker import make_broker
 from hub.connection import Endpoint
+from hub.direct import KeepSend
 from hub.gcpolicy import GcPolicy
 from hub.metrics import Metrics
 from hub.settings import Settings
@@ -84,7 +86,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         routes.append(Mount("/vendor", StaticFiles(directory=WEB / "node_modules"), name="vendor"))
     if WEB.is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEB, html=True), name="web"))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KeepSend)])
     app.state.settings = settings
     app.state.broker = broker
     app.state.metrics = metrics

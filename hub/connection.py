@@ -1,9 +1,11 @@
 """One WebSocket: hello, decoding and checking frames, limits, and the bounded send queue.
 
-Every frame that leaves goes through one queue drained by one writer task, so a slow reader
-costs the room nothing: when its queue is full it is closed with 4008 and may resume later.
-(Writing at once from the caller's step while the queue is empty was tried for fan-out speed; it
-hid a stalled reader from the queue bound, so every frame goes through the writer.)
+Frames leave through one queue drained by one writer task, so a slow reader costs the room
+nothing: when its queue is full it is closed with 4008 and may resume later. A frame that would be
+first in an empty queue, with nothing in flight and the socket's buffer empty, is written at once
+instead (hub/direct.py): the same order, without the writer's wake-up. (An earlier eager send wrote
+whenever the queue was empty, however much the socket still held, and so hid a stalled reader from
+the queue bound; the empty buffer is what keeps that bound.)
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from hub.arbitration import RoundTrips
 from hub.codec import CODECS, BadFrame, Codec, Encoded, decode, encode
+from hub.direct import SCOPE_KEY, direct_writer
 from hub.logs import log
 from hub.room import RoomError, epoch_ms
 
@@ -69,6 +72,8 @@ class Connection:
         # hub for a fifth of a second every interval (bench/latency.py)
         self._last_ping = time.monotonic() - random.uniform(0, self.settings.ping_interval_s)
         self.round_trips = RoundTrips()       # measured by server pings, for judging contests
+        self._direct = direct_writer(ws.scope.get(SCOPE_KEY)) if self.settings.direct_send else None
+        self._sending = False                 # the writer has a frame between the queue and the socket
 
     # ---- sending -------------------------------------------------------------------------------
 
@@ -88,6 +93,10 @@ class Connection:
 
     def _push(self, data: bytes | str, written: Callable[[float], None] | None = None) -> None:
         if self._closing is not None:
+            return
+        if not self.queue and not self._sending and self._direct is not None and self._direct(data):
+            self.metrics.direct += 1
+            self._sent(data, written)
             return
         if len(self.queue) >= self.settings.send_queue:
             self.close(CLOSE_TOO_SLOW, "too slow: the send queue is full", now=True)
@@ -115,7 +124,8 @@ class Connection:
         """Drop a reader that stopped reading: its socket is full, so no close frame could get through."""
         if self._writer is not None:
             self._writer.cancel()
-        protocol = getattr(getattr(self.ws, "_send", None), "__self__", None)
+        # the server's own send (hub/direct.py): Starlette's `ws._send` is its exception wrapper
+        protocol = getattr(self.ws.scope.get(SCOPE_KEY), "__self__", None)
         transport = getattr(protocol, "transport", None)
         if transport is not None and hasattr(transport, "abort"):
             transport.abort()
@@ -126,10 +136,14 @@ class Connection:
             while self.queue:
                 item = self.queue.popleft()
                 data, written = item if isinstance(item, tuple) else (item, None)
-                if isinstance(data, bytes):
-                    await ws.send_bytes(data)
-                else:
-                    await ws.send_text(data)
+                self._sending = True
+                try:
+                    if isinstance(data, bytes):
+                        await ws.send_bytes(data)
+                    else:
+                        await ws.send_text(data)
+                finally:
+                    self._sending = False
                 self._sent(data, written)
             if self._closing is not None:
                 code, reason = self._closing

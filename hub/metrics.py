@@ -49,8 +49,12 @@ class Metrics:
             "new since the last walk, or of the whole heap", ["kind"],
             buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3, 1.0), registry=r)
 
+        self.frames_direct = Counter("hub_frames_direct_total", "Frames written at once, not through the "
+                                     "connection's writer task (hub/direct.py)", registry=r)
+
         self._frames_out = 0
         self._bytes_out = 0
+        self.direct = 0
 
     def sent(self, nbytes: int) -> None:
         """Count one frame out. Plain integers, added to the counters when read: a counter takes a
@@ -59,6 +63,9 @@ class Metrics:
         self._bytes_out += nbytes
 
     def flush(self) -> None:
+        if self.direct:
+            self.frames_direct.inc(self.direct)
+            self.direct = 0
         if self._frames_out:
             self.frames_out.inc(self._frames_out)
             self.bytes_out.inc(self._bytes_out)

@@ -37,6 +37,8 @@ class Settings:
     grace_s: float = field(default=20.0, metadata={"help": "a dropped seat waits this long before a bot plays it"})
     verify_deltas: bool = field(default=False, metadata={"help": "check every diff by applying it (testing)"})
     ws: str = field(default="websockets-sansio", metadata={"help": "uvicorn WebSocket implementation"})
+    direct_send: bool = field(default=True, metadata={
+        "help": "write a frame at once when its connection has nothing queued (websockets-sansio only)"})
     loop: str = field(default="auto", metadata={"help": "uvicorn event loop: auto, asyncio, uvloop"})
     gc_full_every_s: float = field(default=3600.0, metadata={
         "help": "walk what is new every 50 ms and freeze it; walk everything once this often (s); 0 = Python's way"})

@@ -135,3 +135,29 @@ async def test_human_against_bots(hub: Any) -> None:
     names = [p["name"] for p in me.view["players"]]
     assert names[0] == "me" and all(p["bot"] for p in me.view["players"][1:])
     await me.close()
+
+
+async def test_frames_written_at_once_and_through_the_writer_alike(hub_factory: Any) -> None:
+    """A frame with nothing queued before it is written at once (hub/direct.py); with that off every
+    frame takes the connection's writer. Either way spectators of both codecs follow a whole game
+    of bots to the same view a fresh snapshot shows."""
+    import urllib.request
+
+    for direct in ("true", "false"):
+        h = hub_factory("--direct-send", direct, "--verify-deltas").start()
+        room = new_room(h.url, "symbiose", 4, {"bot_delay_ms": 0}, bots=list(range(4)))
+        specs = [await Client(h.url, room).open(), await Client(h.url, room, codec="json").open()]
+        for _ in range(300):
+            if all(s.view["result"] is not None for s in specs):
+                break
+            await asyncio.sleep(0.05)
+        seq, view = await snapshot(h.url, room)
+        for s in specs:
+            assert s.view["result"] is not None and not s.problems
+            assert (s.seq, s.view) == (seq, view)
+            await s.close()
+        with urllib.request.urlopen(h.url + "/metrics", timeout=10) as r:
+            line = next(x for x in r.read().decode().splitlines() if x.startswith("hub_frames_direct_total "))
+        written_at_once = float(line.split()[1])
+        assert written_at_once > 0 if direct == "true" else written_at_once == 0, (direct, written_at_once)
+        h.stop()

@@ -104,6 +104,18 @@ async def test_a_stalled_reader_does_not_delay_the_others(hub_factory: Any) -> N
         flood(10)
         await asyncio.sleep(0.01)
     assert closed_by_hub(h.url), f"the stalled reader was never closed ({flooded} pings sent)"
+    # its socket is aborted (a reset), not left open: no close frame could get through a full buffer
+    stall.settimeout(0.1)
+    reset, gone_by = False, time.monotonic() + 5
+    while not reset and time.monotonic() < gone_by:
+        try:
+            stall.send(b"\x00")
+            await asyncio.sleep(0.05)
+        except (ConnectionResetError, BrokenPipeError):
+            reset = True
+        except OSError:  # its send buffer is still full: try again
+            await asyncio.sleep(0.05)
+    assert reset, "the stalled socket was left open"
     for _ in range(3):
         phases["after"] += await one_move()
     stall.close()
