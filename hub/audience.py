@@ -103,5 +103,5 @@ class Audience:
 
     def broadcast(self, frames: Iterable[Encoded]) -> None:
         for frame in frames:
-            for conn in list(self.conns):
+            for conn in tuple(self.conns):
                 conn.send(frame)

@@ -41,15 +41,18 @@ def direct_writer(send: Any) -> DirectWrite | None:
     proto = getattr(send, "__self__", None)
     if WebSocketsSansIOProtocol is None or not isinstance(proto, WebSocketsSansIOProtocol):
         return None
-    needed = ("conn", "transport", "writable", "close_sent", "disconnected", "handshake_complete")
+    needed = ("conn", "transport", "close_sent", "disconnected")
     if not all(hasattr(proto, name) for name in needed):
         return None
-    conn, transport, writable = proto.conn, proto.transport, proto.writable
+    conn, transport = proto.conn, proto.transport
+    if conn.extensions:  # negotiated at the handshake, which is over: a frame is not the same bytes for all
+        return None
 
     def write(data: bytes | str) -> bool:
-        if (proto.close_sent or proto.disconnected or not proto.handshake_complete or not writable.is_set()
-                or transport.is_closing() or transport.get_write_buffer_size() or conn.state is not State.OPEN
-                or conn.extensions or conn.expect_continuation_frame):
+        # an empty buffer also means writing is not paused (uvicorn pauses past its high-water mark);
+        # the connection exists only once the handshake is done
+        if (transport.get_write_buffer_size() or proto.close_sent or proto.disconnected or transport.is_closing()
+                or conn.state is not State.OPEN or conn.expect_continuation_frame):
             return False
         transport.write(wire(data))
         return True
