@@ -545,3 +545,28 @@ def test_two_processes_given_one_name_hold_leases_apart() -> None:
     a, b = RedisBroker(settings, Metrics()), RedisBroker(settings, Metrics())
     assert a.inst != b.inst
     assert a.inst.startswith("hub-1.") and b.inst.startswith("hub-1.")
+
+
+def test_leases_renewed_a_slice_at_a_time_keep_every_room(redis_url: str) -> None:
+    """Rooms nobody plays commit nothing, so only the clock's renewals keep their leases: after
+    four leases each of them is still held by the one process, none lost, none taken over."""
+    from hub.broker.ownership import renew_slice
+
+    rooms_n, lease_ms = 24, 600
+    prefix = new_prefix()
+    hub = HubProcess("--redis", redis_url, "--redis-prefix", prefix, "--lease-ms", str(lease_ms)).start()
+    try:
+        rooms = [new_room(hub.url, "symbiose", 2) for _ in range(rooms_n)]
+        slices = max(1, round(lease_ms / 1000 / 3 / min(0.25, lease_ms / 1000 / 6)))
+        assert slices > 1 and len({renew_slice(r, slices) for r in rooms}) == slices  # spread, not one batch
+        time.sleep(4 * lease_ms / 1000)
+        r = client(redis_url)
+        holders = {r.get(f"{prefix}:{{{rid}}}:lease") for rid in rooms}
+        ttls = [r.pttl(f"{prefix}:{{{rid}}}:lease") for rid in rooms]
+        assert len(holders) == 1 and None not in holders, holders
+        assert all(0 < t <= lease_ms for t in ttls), ttls
+        _, metrics = http(hub.url, "GET", "/metrics")
+        assert "hub_leases_lost_total 0.0" in metrics
+    finally:
+        hub.stop()
+        drop_prefix(redis_url, prefix)
