@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("hub.broker")
 
 REPLICA_IDLE_S = 30.0      # a relay with no connections is kept this long for resumes, then dropped
+PRESENCE_S = 5.0           # how often each replica says again which seats it holds, and holders are checked
 
 
 class Ownership:
@@ -128,7 +129,11 @@ class Ownership:
         # step, so the writer never carries every room's renewal at once (500 rooms in one pipeline
         # held the commits behind it for about 6 ms, once a second).
         slices = max(1, round(lease_s / 3 / step))
-        slot = 0
+        # Likewise each replica tells its room's owner again which seats it holds once every
+        # PRESENCE_S, in its slice: all at once was a thousand messages in one burst at 500 rooms,
+        # and the owner's loop handled them while moves waited.
+        holds = max(1, round(PRESENCE_S / step))
+        slot = hold_slot = 0
         next_sweep = next_presence = 0.0
         while True:
             await asyncio.sleep(step)
@@ -136,6 +141,10 @@ class Ownership:
                 now = time.monotonic()
                 self._renew([rid for rid in self.b.owned if renew_slice(rid, slices) == slot], node=slot == 0)
                 slot = (slot + 1) % slices
+                for rid, rep in list(self.b.replicas.items()):
+                    if renew_slice(rid, holds) == hold_slot:
+                        rep.hold_all()
+                hold_slot = (hold_slot + 1) % holds
                 if now >= next_sweep and self.b.store.up:
                     next_sweep = now + lease_s / 3 * random.uniform(0.8, 1.2)
                     if asyncio.get_running_loop().time() - self.b.store.up_since > lease_s:
@@ -143,9 +152,7 @@ class Ownership:
                 self._retry(now)
                 self._beat(now)
                 if now >= next_presence:
-                    next_presence = now + 5.0
-                    for rep in self.b.replicas.values():
-                        rep.hold_all()
+                    next_presence = now + PRESENCE_S
                     self.b.spawn(self._check_holders())
                     self._collect(now)
                 self.b.metrics.pending.set(sum(len(r.pending) for r in self.b.replicas.values()))
@@ -253,7 +260,8 @@ class Ownership:
 
 
 def renew_slice(rid: str, slices: int) -> int:
-    """The slice of the lease's third in which a room is renewed: stable, and spread evenly."""
+    """The slice of a period in which a room's lease is renewed (or its seats held again): stable,
+    and spread evenly."""
     return zlib.crc32(rid.encode()) % slices
 
 

@@ -84,6 +84,10 @@ class Shard:
                     msg = await self.pubsub.get_message(timeout=None)
                     if msg is not None:
                         self._dispatch(msg)
+                        # A read from a buffer that holds more messages does not yield, so a burst
+                        # (a room's actions, each a move to apply and diff) would run back to back
+                        # while the writer waits to send the first one's entry: let it in between.
+                        await asyncio.sleep(0)
             except asyncio.CancelledError:
                 raise
             except DOWN as e:
