@@ -54,7 +54,7 @@ class Connection:
     # connections an instance dictionary is one more cache miss per delivery
     __slots__ = ("broker", "settings", "metrics", "ws", "codec", "ip", "room", "seat", "queue", "_wake",
                  "_closing", "_writer", "last_in", "_tokens", "_refill_at", "_ping_id", "_last_ping",
-                 "round_trips", "_direct", "_sending")
+                 "round_trips", "_direct", "_backlog")
 
     def __init__(self, broker: Broker, ws: WebSocket, codec: Codec, ip: str) -> None:
         self.broker = broker
@@ -79,7 +79,10 @@ class Connection:
         self._last_ping = time.monotonic() - random.uniform(0, self.settings.ping_interval_s)
         self.round_trips = RoundTrips()       # measured by server pings, for judging contests
         self._direct = direct_writer(ws.scope.get(SCOPE_KEY)) if self.settings.direct_send else None
-        self._sending = False                 # the writer has a frame between the queue and the socket
+        # frames wait in the queue or one is between the queue and the socket: a frame written
+        # directly now would overtake them (one flag rather than the queue and a second flag, read
+        # on every delivery)
+        self._backlog = False
 
     # ---- sending -------------------------------------------------------------------------------
 
@@ -100,7 +103,7 @@ class Connection:
     def _push(self, data: bytes | str, written: Callable[[float], None] | None = None) -> None:
         if self._closing is not None:
             return
-        if not self.queue and not self._sending and self._direct is not None and self._direct(data):
+        if not self._backlog and self._direct is not None and self._direct.write(data):
             m = self.metrics  # counted here rather than through _sent: this runs once per spectator per move
             m.direct += 1
             m.frames_out_n += 1
@@ -113,6 +116,7 @@ class Connection:
             self._abort()
             return
         self.queue.append(data if written is None else (data, written))
+        self._backlog = True
         self._wake.set()
 
     def _sent(self, data: bytes | str, written: Callable[[float], None] | None) -> None:
@@ -146,15 +150,12 @@ class Connection:
             while self.queue:
                 item = self.queue.popleft()
                 data, written = item if isinstance(item, tuple) else (item, None)
-                self._sending = True
-                try:
-                    if isinstance(data, bytes):
-                        await ws.send_bytes(data)
-                    else:
-                        await ws.send_text(data)
-                finally:
-                    self._sending = False
+                if isinstance(data, bytes):
+                    await ws.send_bytes(data)
+                else:
+                    await ws.send_text(data)
                 self._sent(data, written)
+            self._backlog = False  # nothing queued, nothing in flight
             if self._closing is not None:
                 code, reason = self._closing
                 with contextlib.suppress(Exception):

@@ -18,7 +18,6 @@ frame takes the writer.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 try:
@@ -32,11 +31,8 @@ from websockets.protocol import State
 #: Where the app's outermost layer leaves the server's own `send` in a WebSocket's scope.
 SCOPE_KEY = "hub.send"
 
-DirectWrite = Callable[[bytes | str], bool]
-
-
-def direct_writer(send: Any) -> DirectWrite | None:
-    """A function that writes one frame now and says whether it did, for the protocol behind the
+def direct_writer(send: Any) -> Direct | None:
+    """What writes one frame now and says whether it did (`write`), for the protocol behind the
     server's `send`; None where that is not uvicorn's sans-I/O protocol."""
     proto = getattr(send, "__self__", None)
     if WebSocketsSansIOProtocol is None or not isinstance(proto, WebSocketsSansIOProtocol):
@@ -46,7 +42,7 @@ def direct_writer(send: Any) -> DirectWrite | None:
         return None
     if proto.conn.extensions:  # negotiated at the handshake, which is over: a frame is not the same bytes for all
         return None
-    return Direct(proto).write
+    return Direct(proto)
 
 
 class Direct:
