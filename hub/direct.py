@@ -31,6 +31,7 @@ from websockets.protocol import State
 #: Where the app's outermost layer leaves the server's own `send` in a WebSocket's scope.
 SCOPE_KEY = "hub.send"
 
+
 def direct_writer(send: Any) -> Direct | None:
     """What writes one frame now and says whether it did (`write`), for the protocol behind the
     server's `send`; None where that is not uvicorn's sans-I/O protocol."""
