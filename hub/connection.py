@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import random
 import time
@@ -49,17 +50,23 @@ def pick_codec(offered: list[str]) -> tuple[Codec, str | None]:
     return "msgpack", None
 
 
+_SERIALS = itertools.count(1)
+
+
 class Connection:
     # slots: a broadcast reads a few of these on every connection in a row, and at thousands of
     # connections an instance dictionary is one more cache miss per delivery
     __slots__ = ("broker", "settings", "metrics", "ws", "codec", "ip", "room", "seat", "queue", "_wake",
                  "_closing", "_writer", "last_in", "_tokens", "_refill_at", "_ping_id", "_last_ping",
-                 "round_trips", "_direct", "_backlog")
+                 "round_trips", "_direct", "_backlog", "serial")
 
     def __init__(self, broker: Broker, ws: WebSocket, codec: Codec, ip: str) -> None:
         self.broker = broker
         self.settings = broker.settings
         self.metrics = broker.metrics
+        # never reused in this process, as `id(self)` is once the object is freed: a seat's holder is
+        # named by it across processes, and a new connection must not pass for one that went
+        self.serial = next(_SERIALS)
         self.ws = ws
         self.codec: Codec = codec
         self.ip = ip

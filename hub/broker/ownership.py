@@ -139,7 +139,7 @@ class Ownership:
             await asyncio.sleep(step)
             try:
                 now = time.monotonic()
-                self._renew([rid for rid in self.b.owned if renew_slice(rid, slices) == slot], node=slot == 0)
+                self._renew([rid for rid in self.b.owned if renew_slice(rid, slices) == slot])
                 slot = (slot + 1) % slices
                 for rid, rep in list(self.b.replicas.items()):
                     if renew_slice(rid, holds) == hold_slot:
@@ -159,7 +159,7 @@ class Ownership:
             except Exception:  # noqa: BLE001 - the clock must outlive any one bad room
                 logger.exception("redis tick failed")
 
-    def _renew(self, rids: list[str], node: bool = True) -> None:
+    def _renew(self, rids: list[str]) -> None:
         lease, me, keys = self.b.settings.lease_ms, self.b.inst, self.b.keys
         if rids:
             if self.b.store.cluster:  # a room's keys share a slot, two rooms' rarely do: one call each
@@ -172,8 +172,7 @@ class Ownership:
             until = time.time() * 1000 + lease
             members = {rid: until for rid in rids}
             self.b.writer.push(Item(lambda p: p.zadd(keys.live, members), must=False))
-        if node:
-            self.b.writer.push(Item(lambda p: p.set(keys.node(me), b"1", px=2 * lease), must=False))
+        self.b.writer.push(Item(lambda p: p.set(keys.node(me), b"1", px=2 * lease), must=False))
 
     def _renewed_many(self, rids: list[str], result: Any) -> None:
         if isinstance(result, list) and len(result) == len(rids):

@@ -99,8 +99,12 @@ class RedisBroker(Broker):
     async def start(self) -> None:
         await super().start()
         self.writer.start()
+        node, alive_ms = self.keys.node(self.inst), 2 * self.settings.lease_ms
         try:
-            await self.store.run(lambda c: c.ping())
+            # Say this process is alive before it serves anyone: an owner that finds a seat held by
+            # one of its connections looks for this key (Ownership._check_holders), and without it
+            # took the first seconds' holders for a dead process's and freed their seats.
+            await self.store.run(lambda c: c.set(node, b"1", px=alive_ms))
         except DOWN as e:
             log(logger, logging.WARNING, "redis is not answering yet; retrying", error=repr(e)[:200])
         await self.sub.subscribe(self.keys.rx(self.inst), self._on_rx)
@@ -139,7 +143,7 @@ class RedisBroker(Broker):
         return f"{self.inst}:{next(self._ids)}"
 
     def holder_id(self, conn: Connection) -> str:
-        return f"{self.inst}/{id(conn)}"
+        return f"{self.inst}/{conn.serial}"
 
     def go_deaf(self, seconds: float) -> None:
         """Test hook (--debug-hooks): drop every pub/sub message for a while, as a lossy network would."""
