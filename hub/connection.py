@@ -111,12 +111,8 @@ class Connection:
         if self._closing is not None:
             return
         if not self._backlog and self._direct is not None and self._direct.write(data):
-            m = self.metrics  # counted here rather than through _sent: this runs once per spectator per move
-            m.direct += 1
-            m.frames_out_n += 1
-            m.bytes_out_n += len(data)
-            if written is not None:
-                written(time.monotonic() * 1000)
+            self.metrics.direct += 1
+            self._sent(data, written)
             return
         if len(self.queue) >= self.settings.send_queue:
             self.close(CLOSE_TOO_SLOW, "too slow: the send queue is full", now=True)

@@ -52,24 +52,24 @@ class Metrics:
         self.frames_direct = Counter("hub_frames_direct_total", "Frames written at once, not through the "
                                      "connection's writer task (hub/direct.py)", registry=r)
 
-        self.frames_out_n = 0
-        self.bytes_out_n = 0
+        self._frames_out = 0
+        self._bytes_out = 0
         self.direct = 0
 
     def sent(self, nbytes: int) -> None:
         """Count one frame out. Plain integers, added to the counters when read: a counter takes a
         lock per call, and frames out are counted once per connection per frame."""
-        self.frames_out_n += 1
-        self.bytes_out_n += nbytes
+        self._frames_out += 1
+        self._bytes_out += nbytes
 
     def flush(self) -> None:
         if self.direct:
             self.frames_direct.inc(self.direct)
             self.direct = 0
-        if self.frames_out_n:
-            self.frames_out.inc(self.frames_out_n)
-            self.bytes_out.inc(self.bytes_out_n)
-            self.frames_out_n = self.bytes_out_n = 0
+        if self._frames_out:
+            self.frames_out.inc(self._frames_out)
+            self.bytes_out.inc(self._bytes_out)
+            self._frames_out = self._bytes_out = 0
 
     def render(self) -> bytes:
         self.flush()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 
 from hub import owner as owning
-from hub.broker.store import DOWN, RELEASE, RENEW, RENEW_MANY, Item
+from hub.broker.store import DOWN, RELEASE, RENEW, Item
 from hub.logs import log
 from hub.room import Room
 
@@ -124,15 +124,7 @@ class Ownership:
 
     async def tick(self) -> None:
         lease_s = self.b.settings.lease_ms / 1000
-        step = min(0.25, lease_s / 6)
-        # Each room is renewed once every third of a lease, in the slice its id hashes to: a slice a
-        # step, so the writer never carries every room's renewal at once (500 rooms in one pipeline
-        # held the commits behind it for about 6 ms, once a second).
-        slices = max(1, round(lease_s / 3 / step))
-        # Likewise each replica tells its room's owner again which seats it holds once every
-        # PRESENCE_S, in its slice: all at once was a thousand messages in one burst at 500 rooms,
-        # and the owner's loop handled them while moves waited.
-        holds = max(1, round(PRESENCE_S / step))
+        step, slices, holds = clock_of(self.b.settings.lease_ms)
         slot = hold_slot = 0
         next_sweep = next_presence = 0.0
         while True:
@@ -162,29 +154,24 @@ class Ownership:
     def _renew(self, rids: list[str]) -> None:
         lease, me, keys = self.b.settings.lease_ms, self.b.inst, self.b.keys
         if rids:
-            if self.b.store.cluster:  # a room's keys share a slot, two rooms' rarely do: one call each
-                for rid in rids:
-                    self.b.writer.push(Item(partial(_renew_one, keys.lease(rid), keys.room(rid), me, lease),
-                                          partial(self._renewed, rid), must=False))
-            else:
-                self.b.writer.push(Item(partial(_renew_many, [(keys.lease(r), keys.room(r)) for r in rids], me, lease),
-                                      partial(self._renewed_many, rids), must=False))
+            # a room's keys share a slot, two rooms' rarely do: on a cluster, one call per room
+            for part in ([[r] for r in rids] if self.b.store.cluster else [rids]):
+                self.b.writer.push(Item(partial(_renew, [(keys.lease(r), keys.room(r)) for r in part], me, lease),
+                                      partial(self._renewed, part), must=False))
             until = time.time() * 1000 + lease
             members = {rid: until for rid in rids}
             self.b.writer.push(Item(lambda p: p.zadd(keys.live, members), must=False))
         self.b.writer.push(Item(lambda p: p.set(keys.node(me), b"1", px=2 * lease), must=False))
 
-    def _renewed_many(self, rids: list[str], result: Any) -> None:
-        if isinstance(result, list) and len(result) == len(rids):
-            for rid, one in zip(rids, result, strict=True):
-                self._renewed(rid, one)
-
-    def _renewed(self, rid: str, result: Any) -> None:
-        owner = self.b.owned.get(rid)
-        if result == 0:
-            self.abandon(rid, "the lease went to another process")
-        elif result == -1 and owner is not None:
-            owner.reseed()
+    def _renewed(self, rids: list[str], result: Any) -> None:
+        if not isinstance(result, list) or len(result) != len(rids):
+            return  # the call failed (Redis away): the next renewal tries again
+        for rid, one in zip(rids, result, strict=True):
+            owner = self.b.owned.get(rid)
+            if one == 0:
+                self.abandon(rid, "the lease went to another process")
+            elif one == -1 and owner is not None:
+                owner.reseed()
 
     async def _sweep(self) -> None:
         """Take over rooms whose owner stopped renewing (a dead process, or all of them restarted)."""
@@ -258,18 +245,27 @@ class Ownership:
         self.b.spawn(self.b.sub.catch_up())
 
 
+def clock_of(lease_ms: int) -> tuple[float, int, int]:
+    """The clock's step, and the slices of the renewal period and of the hold period.
+
+    Each room is renewed once every third of a lease, in the slice its id hashes to, a slice a step,
+    so the writer never carries every room's renewal at once (500 rooms in one pipeline held the
+    commits behind it for about 6 ms, once a second). Likewise each replica tells its room's owner
+    again which seats it holds once every PRESENCE_S, in its slice: all at once was a thousand
+    messages in one burst at 500 rooms, handled on the owner's loop while moves waited."""
+    lease_s = lease_ms / 1000
+    step = min(0.25, lease_s / 6)
+    return step, max(1, round(lease_s / 3 / step)), max(1, round(PRESENCE_S / step))
+
+
 def renew_slice(rid: str, slices: int) -> int:
     """The slice of a period in which a room's lease is renewed (or its seats held again): stable,
     and spread evenly."""
     return zlib.crc32(rid.encode()) % slices
 
 
-def _renew_one(lease_key: str, room_key: str, me: str, lease_ms: int, pipe: Any) -> None:
-    pipe.eval(RENEW, 2, lease_key, room_key, me, lease_ms)
-
-
-def _renew_many(keys: list[tuple[str, str]], me: str, lease_ms: int, pipe: Any) -> None:
-    pipe.eval(RENEW_MANY, 2 * len(keys), *(k for pair in keys for k in pair), me, lease_ms)
+def _renew(keys: list[tuple[str, str]], me: str, lease_ms: int, pipe: Any) -> None:
+    pipe.eval(RENEW, 2 * len(keys), *(k for pair in keys for k in pair), me, lease_ms)
 
 
 def release_one(lease_key: str, me: str, pipe: Any) -> None:

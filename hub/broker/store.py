@@ -143,27 +143,13 @@ redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return 1
 """
 
-# Keep a lease; take it back if it lapsed while Redis was away and nobody else took it.
-#   KEYS: lease, room   ARGV: me, lease_ms   returns 1 kept, 0 lost, -1 the room is gone
+# Keep leases; take one back if it lapsed while Redis was away and nobody else took it. Many rooms
+# in one call where every key lives on one Redis: one command instead of one per room keeps the
+# writer's pipeline short, and with it the wait of the commits queued behind it. On a cluster each
+# room's keys hash to a slot of their own, so there it is called one room at a time.
+#   KEYS: lease1, room1, lease2, room2, ...   ARGV: me, lease_ms
+#   returns per room 1 kept, 0 lost, -1 the room is gone
 RENEW = """
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-if not holder then
-  if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0
-"""
-
-# RENEW for many rooms in one call, where every key lives on one Redis (not a cluster, whose rooms
-# each hash to a slot of their own): one command instead of one per room keeps the writer's pipeline
-# short, and with it the wait of the commits queued behind it.
-#   KEYS: lease1, room1, lease2, room2, ...   ARGV: me, lease_ms   returns RENEW's answer per room
-RENEW_MANY = """
 local out = {}
 for i = 1, #KEYS, 2 do
   local holder = redis.call('GET', KEYS[i])
@@ -184,7 +170,7 @@ end
 return out
 """
 
-# Take a room that nobody holds.   KEYS: lease, room   ARGV: me, lease_ms   returns 1, 0, -1 as RENEW
+# Take a room that nobody holds.   KEYS: lease, room   ARGV: me, lease_ms   returns 1, 0, -1 as RENEW does
 CLAIM = """
 if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end

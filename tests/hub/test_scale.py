@@ -550,14 +550,14 @@ def test_two_processes_given_one_name_hold_leases_apart() -> None:
 def test_leases_renewed_a_slice_at_a_time_keep_every_room(redis_url: str) -> None:
     """Rooms nobody plays commit nothing, so only the clock's renewals keep their leases: after
     four leases each of them is still held by the one process, none lost, none taken over."""
-    from hub.broker.ownership import renew_slice
+    from hub.broker.ownership import clock_of, renew_slice
 
     rooms_n, lease_ms = 24, 600
     prefix = new_prefix()
     hub = HubProcess("--redis", redis_url, "--redis-prefix", prefix, "--lease-ms", str(lease_ms)).start()
     try:
         rooms = [new_room(hub.url, "symbiose", 2) for _ in range(rooms_n)]
-        slices = max(1, round(lease_ms / 1000 / 3 / min(0.25, lease_ms / 1000 / 6)))
+        _, slices, _ = clock_of(lease_ms)
         assert slices > 1 and len({renew_slice(r, slices) for r in rooms}) == slices  # spread, not one batch
         time.sleep(4 * lease_ms / 1000)
         r = client(redis_url)
