@@ -45,6 +45,24 @@ def pin(core: int) -> None:
     os.sched_setaffinity(0, {core})
 
 
+def steal_seconds() -> float:
+    """CPU time the host gave to others while this machine's cores wanted it (/proc/stat, all cores).
+
+    On a virtual machine the host can stop the cores for a while; a latency figure from such a
+    stretch says more about the host than the hub, so the benchmarks print how much was stolen."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else 0.0
+
+
+def metric_total(base: str, name: str) -> float:
+    """The sum of one counter's samples in a hub's /metrics."""
+    with urllib.request.urlopen(base + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith(name) and (len(line) == len(name) or line[len(name)] in " {"))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -213,7 +231,15 @@ class Channel:
         return await self.queue.get()
 
     def put(self, obj: Any) -> None:
-        self.pipe.send(obj)
+        """Send, blocking until the coordinator has read it all: the loop's reader left the pipe
+        non-blocking, and a report larger than the pipe's buffer (a run's samples) would otherwise
+        stop half-written with EAGAIN while the coordinator still reads another worker."""
+        fd = self.pipe.fileno()
+        os.set_blocking(fd, True)
+        try:
+            self.pipe.send(obj)
+        finally:
+            os.set_blocking(fd, False)
 
 
 WorkerMain = Callable[..., Coroutine[Any, Any, None]]

@@ -55,11 +55,13 @@ from bench.common import (
     free_port,
     http,
     hub,
+    metric_total,
     percentile,
     pin,
     print_table,
     raise_nofile,
     split,
+    steal_seconds,
     table,
 )
 from bench.wsraw import RawClient, close_all, open_many
@@ -97,6 +99,8 @@ class Stats:
         self.finished = 0
         self.window = (0.0, 0.0)
         self.stopping = False
+        self.halves = False
+        self.paths: dict[str, list[float]] = {k: [] for k in ("00", "01", "10", "11")}
 
 
 class Table:
@@ -168,6 +172,8 @@ class Table:
             start, end = self.stats.window
             if start <= self.sent_at < end:
                 self.stats.samples.append(now - self.sent_at)
+                if self.stats.halves:  # across processes: seats 0-1 on the owner, 2-3 on the relay
+                    self.stats.paths[f"{self.mover // 2}{seat // 2}"].append(now - self.sent_at)
             self.maybe_next()
 
     def answered(self, ok: bool) -> None:
@@ -233,7 +239,7 @@ async def seats_worker(chan: Channel, seed: int) -> None:
             clients = await open_many(factory, len(pairs))
             chan.put(len(clients))
         elif msg[0] == "go":
-            _, start, end = msg
+            _, start, end, stats.halves = msg
             stats.window = (start, end)
             for tb in tables:
                 tb.start(rng.uniform(0, 2 * MEAN_GAP_S))
@@ -242,7 +248,8 @@ async def seats_worker(chan: Channel, seed: int) -> None:
             stats.stopping = True
             t = os.times()
             chan.put({"samples": stats.samples, "moves": stats.moves, "errors": stats.errors,
-                      "missing": stats.missing, "finished": stats.finished, "cpu": t.user + t.system})
+                      "missing": stats.missing, "finished": stats.finished, "paths": stats.paths,
+                      "cpu": t.user + t.system})
     await close_all(clients)
 
 
@@ -313,26 +320,34 @@ async def measure(servers: list[Server], ports: list[int], tables: int, seconds:
         end = start + seconds
         checker = None
         for w in workers:
-            w.send(("go", start, end))
+            w.send(("go", start, end, len(servers) > 1))
         await asyncio.sleep(WARMUP_S)
         if check_url is not None:
             checker = start_checker(check_url)
         cpu0 = [s.cpu_seconds() for s in servers]
-        wait0 = servers[0].waited_seconds()
+        wait0 = [s.waited_seconds() for s in servers]
+        steal0 = steal_seconds()
         results = [w.recv(seconds + 120) for w in workers]
         busy = [(s.cpu_seconds() - c) / (time.monotonic() - start) for s, c in zip(servers, cpu0, strict=True)]
-        waited = (servers[0].waited_seconds() - wait0) / (time.monotonic() - start)
+        waited = [(s.waited_seconds() - w) / (time.monotonic() - start) for s, w in zip(servers, wait0, strict=True)]
+        stolen = steal_seconds() - steal0
+        lost = sum(metric_total(s.url, "hub_leases_lost_total") for s in servers)
         verdict = checker_verdict(checker) if check_url is not None else ("n/a", "not run")
     finally:
         for w in workers:
             w.stop()
     samples = [s * 1000 for r in results for s in r["samples"]]
+    paths = {}
+    for k in ("00", "01", "10", "11"):
+        xs = [v * 1000 for r in results for v in r["paths"][k]]
+        if xs:
+            paths[k] = (percentile(xs, 50), percentile(xs, 99))
     return {"connections": opened, "tables": len(specs), "moves_per_s": sum(r["moves"] for r in results) / seconds,
             "p50": percentile(samples, 50), "p99": percentile(samples, 99), "p999": percentile(samples, 99.9),
             "samples": len(samples), "errors": sum(r["errors"] for r in results),
             "missing": sum(r["missing"] for r in results), "finished": sum(r["finished"] for r in results),
-            "conformance": verdict, "hub_cpu": busy[0], "hub_wait": waited, "rss_mib": servers[0].rss_kib() / 1024,
-            "hubs_cpu": busy}
+            "conformance": verdict, "hub_cpu": busy[0], "hub_wait": waited[0], "rss_mib": servers[0].rss_kib() / 1024,
+            "hubs_cpu": busy, "hubs_wait": waited, "paths": paths, "steal_s": stolen, "leases_lost": int(lost)}
 
 
 def gc_walks(base: str) -> tuple[int, float, float]:
@@ -440,7 +455,7 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
         ("latency: move to delta p99 ms", s["p99"], "<= 50", ""),
         ("latency: move to delta p99.9 ms", s["p999"], "", ""),
         ("latency: hub ran / waited for a core", f"{s['hub_cpu']:.0%} / {s['hub_wait']:.0%}", "",
-         f"RSS {s['rss_mib']:.0f} MiB"),
+         f"RSS {s['rss_mib']:.0f} MiB; the host stole {s['steal_s']:.1f} s of the cores in the window"),
         ("latency: hub CPU ms per move", s["hub_cpu"] / max(s["moves_per_s"], 1e-9) * 1000, "",
          "all its work (deltas to four seats, pings, lobby) over the moves"),
         ("latency: conformance under load", s["conformance"][0], "PASS", s["conformance"][1]),
@@ -455,8 +470,14 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
         else:
             rows.append(("across processes: p50 / p99 ms", f"{c['p50']:.1f} / {c['p99']:.1f}", "",
                          f"{c['moves_per_s']:.0f} moves/s; the owning hub ran {c['hubs_cpu'][0]:.0%} of the time, "
-                         f"the relaying one {c['hubs_cpu'][1]:.0%} (on the load's core)"))
+                         f"the relaying one {c['hubs_cpu'][1]:.0%} (on the load's core, and it waited for it "
+                         f"{c['hubs_wait'][1]:.0%}); the host stole "
+                         f"{c['steal_s']:.1f} s of the cores; {c['leases_lost']} rooms changed owner"))
             rows.append(("across processes: added p99 ms", c["p99"] - s["p99"], "<= 5", ""))
+            names = {"00": "owner to owner", "01": "owner to relay", "10": "relay to owner", "11": "relay to relay"}
+            rows.append(("across processes: p50 / p99 ms by way", "", "",
+                         "; ".join(f"{names[k]} {a:.1f} / {b:.1f}" for k, (a, b) in c["paths"].items())
+                         + " (a move by a seat on one process, its delta at a seat on the same or the other)"))
     return rows
 
 
@@ -465,9 +486,14 @@ def figures_of(s: dict[str, Any], c: dict[str, Any] | None) -> dict[str, Any]:
                            "moves_per_s": s["moves_per_s"], "conformance_under_load": s["conformance"][0],
                            "latency_hub_cpu_ms_per_move": s["hub_cpu"] / max(s["moves_per_s"], 1e-9) * 1000,
                            "latency_hub_waited_fraction": s["hub_wait"], "gc_walk_mean_ms": s["gc_walks"][1],
-                           "gc_walk_longest_ms_bound": s["gc_walks"][2], "gc_whole_walk_ms": s["gc_whole_ms"]}
+                           "gc_walk_longest_ms_bound": s["gc_walks"][2], "gc_whole_walk_ms": s["gc_whole_ms"],
+                           "latency_host_steal_s": s["steal_s"]}
     if c is not None:
         out["cross_process_added_p99_ms"] = None if "na" in c else c["p99"] - s["p99"]
+        if "na" not in c:
+            out["cross_process_host_steal_s"] = c["steal_s"]
+            out["cross_process_leases_lost"] = c["leases_lost"]
+            out["cross_process_p99_by_way_ms"] = {k: round(v[1], 2) for k, v in c["paths"].items()}
         if "na" in c:
             out["cross_process_na"] = c["na"]
     return out
