@@ -55,11 +55,15 @@ def steal_seconds() -> float:
     return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else 0.0
 
 
+def metrics_text(base: str) -> str:
+    """A hub's /metrics, in Prometheus' text format."""
+    with urllib.request.urlopen(base + "/metrics", timeout=10) as r:
+        return str(r.read().decode())
+
+
 def metric_total(base: str, name: str) -> float:
     """The sum of one counter's samples in a hub's /metrics."""
-    with urllib.request.urlopen(base + "/metrics", timeout=10) as r:
-        text = r.read().decode()
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics_text(base).splitlines()
                if line.startswith(name) and (len(line) == len(name) or line[len(name)] in " {"))
 
 
