@@ -2,8 +2,12 @@
 
 On a single Redis that is one connection and SUBSCRIBE; on a cluster, a room's channels live on the
 shard of their hash slot, so there is one connection per node and SSUBSCRIBE. Each connection has
-one reader task; a broken connection is replaced with backoff and every channel subscribed again,
-and then `on_reconnect` runs: messages may have been lost meanwhile, and the caller looks for gaps.
+one reader; a broken connection is replaced with backoff and every channel subscribed again, and
+then `on_reconnect` runs: messages may have been lost meanwhile, and the caller looks for gaps.
+
+On a single Redis the connection is a `Link` (hub.broker.link): a message is handed to its handler
+in the turn that read it. redis-py's reader costs a task step per message, and its callers yielded
+after each one, so the tenth message of a burst waited ten turns of a busy loop.
 """
 from __future__ import annotations
 
@@ -13,6 +17,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from redis.exceptions import ResponseError
+
+from hub.broker.link import Link, connect, hello, plain
 from hub.broker.store import DOWN, Store
 from hub.logs import log
 
@@ -123,12 +130,114 @@ class Shard:
         self.task.cancel()
 
 
+class LinkShard:
+    """The one pub/sub connection of a single Redis, on a link; the same face as `Shard`."""
+
+    def __init__(self, owner: Subscriber, where: dict[str, Any]) -> None:
+        self.owner = owner
+        self.where = where
+        self.channels: set[str] = set()
+        self.link: Link | None = None
+        self.confirmed: dict[str, asyncio.Future[None]] = {}
+        self.ready = asyncio.Event()
+        self.task = asyncio.create_task(self._run())
+
+    async def add(self, channel: str, wait: float) -> None:
+        self.channels.add(channel)
+        if not self.ready.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.ready.wait(), wait)
+            if not self.ready.is_set() or self.link is None:
+                return
+        fut = asyncio.get_running_loop().create_future()
+        self.confirmed[channel] = fut
+        try:
+            if self.link is not None:
+                self.link.write(("SUBSCRIBE", channel))
+            await asyncio.wait_for(asyncio.shield(fut), wait)
+        except (TimeoutError, *DOWN):
+            pass
+        finally:
+            self.confirmed.pop(channel, None)
+
+    async def remove(self, channel: str) -> None:
+        self.channels.discard(channel)
+        if self.link is not None and self.ready.is_set():
+            self.link.write(("UNSUBSCRIBE", channel))
+
+    async def _run(self) -> None:
+        backoff = 0.05
+        first = True
+        loop = asyncio.get_running_loop()
+        while True:
+            lost: asyncio.Future[BaseException | None] = loop.create_future()
+
+            def on_lost(exc: BaseException | None, lost: asyncio.Future[BaseException | None] = lost) -> None:
+                if not lost.done():
+                    lost.set_result(exc)
+
+            try:
+                self.link = await connect(self.where, self.owner.store.timeout_s, self._on_reply, on_lost)
+                for args in hello(self.where):
+                    self.link.write(args)
+                if self.channels:
+                    self.link.write(("SUBSCRIBE", *sorted(self.channels)))
+                self.ready.set()
+                if not first:
+                    log(logger, logging.INFO, "pub/sub reconnected", host=self.where.get("host"),
+                        port=self.where.get("port"))
+                    self.owner.on_reconnect()
+                first = False
+                backoff = 0.05
+                exc = await lost
+                self.owner.store.went_down(exc or ConnectionError("pub/sub link lost"))
+            except asyncio.CancelledError:
+                raise
+            except DOWN as e:
+                self.owner.store.went_down(e)
+            except Exception:  # noqa: BLE001 - the reader must come back whatever went wrong
+                logger.exception("pub/sub reader failed")
+            self.ready.clear()
+            if self.link is not None:
+                self.link.closed = True
+                self.link.abort()
+                self.link = None
+            await asyncio.sleep(backoff)
+            backoff = min(2.0, backoff * 2)
+
+    def _on_reply(self, reply: Any) -> None:
+        if isinstance(reply, list) and len(reply) >= 3:
+            kind, channel = reply[0], reply[1]
+            name = channel.decode() if isinstance(channel, bytes) else str(channel)
+            if kind == b"message":
+                handler = self.owner.handlers.get(name)
+                if handler is not None and not self.owner.deaf():
+                    try:
+                        handler(reply[2])
+                    except Exception:  # noqa: BLE001 - one bad message must not stop the reader
+                        logger.exception("pub/sub handler failed")
+            elif kind == b"subscribe":
+                fut = self.confirmed.get(name)
+                if fut is not None and not fut.done():
+                    fut.set_result(None)
+        elif isinstance(reply, ResponseError):
+            log(logger, logging.ERROR, "redis refused the pub/sub link", error=str(reply)[:200])
+            if self.link is not None:
+                self.link.abort()
+
+    def close(self) -> None:
+        self.task.cancel()
+        if self.link is not None:
+            self.link.closed = True
+            self.link.abort()
+
+
 class Subscriber:
     def __init__(self, store: Store, on_reconnect: Callable[[], None]) -> None:
         self.store = store
         self.on_reconnect = on_reconnect
         self.handlers: dict[str, Handler] = {}
-        self.shards: dict[tuple[str, int], Shard] = {}
+        self.shards: dict[tuple[str, int], Shard | LinkShard] = {}
         self.deaf_until = 0.0   # a test hook: drop every message until then (hub.broker.redis)
 
     def deaf(self) -> bool:
@@ -146,7 +255,8 @@ class Subscriber:
         where = self.store.shard_of(channel)
         shard = self.shards.get(where)
         if shard is None:
-            shard = self.shards[where] = Shard(self, *where)
+            link = None if self.store.cluster else plain(self.store.client)
+            shard = self.shards[where] = LinkShard(self, link) if link else Shard(self, *where)
         await shard.add(channel, wait)
 
     async def catch_up(self) -> None:

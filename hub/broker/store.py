@@ -38,6 +38,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from hub.broker.link import Link, Recorder, Waiting, connect, hello, plain, result_of
 from hub.logs import log
 from hub.metrics import Metrics
 
@@ -367,35 +368,162 @@ async def _xrange(key: str, start: str, count: int, c: Any) -> Any:
 
 
 class Writer:
-    """The one task that writes to Redis for this process, in order, many items per round trip.
+    """The one writer to Redis for this process, in order, many items per round trip.
 
     Order matters twice: a room's entries must reach the log one after the other, and a reply or
-    notice must not overtake the entry it follows. One queue and one pipeline in flight give both,
-    and batch every room's writes together under load.
+    notice must not overtake the entry it follows. One ordered stream of commands gives both. On a
+    single Redis that stream is a `Link`: each item is written in the turn that pushed it and
+    answered in the turn its reply is read (hub.broker.link says why). On a cluster, or over TLS,
+    it is redis-py's pipelines, one in flight at a time, batching every room's writes under load.
     """
 
     def __init__(self, store: Store, batch: int = 512) -> None:
         self.store = store
         self.batch = batch
-        self.queue: deque[Item] = deque()
+        self.queue: deque[Item] = deque()        # not sent yet
+        self.waiting: deque[Waiting] = deque()   # sent on the link, or local steps behind those
+        self.link: Link | None = None
+        self.ready = False                       # the link said who we are and answered a PING
+        self._recorder = Recorder()
+        self._callbacks: Any = None
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._watch: asyncio.TimerHandle | None = None
 
     def push(self, item: Item) -> None:
-        self.queue.append(item)
-        self._wake.set()
+        if self.ready and not self.queue:
+            self._send(item)
+        else:
+            self.queue.append(item)
+            self._wake.set()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
 
     async def stop(self, flush_s: float = 2.0) -> None:
         deadline = asyncio.get_running_loop().time() + flush_s
-        while self.queue and self.store.up and asyncio.get_running_loop().time() < deadline:
+        while (self.queue or self.waiting) and self.store.up and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.01)
         if self._task is not None:
             self._task.cancel()
+        self._close()
 
     async def _run(self) -> None:
+        backoff = 0.05
+        where: dict[str, Any] | None = None
+        while where is None:
+            try:
+                if self.store.client is None:
+                    await self.store.connect()
+            except DOWN as e:
+                self.store.went_down(e)
+                await asyncio.sleep(backoff)
+                backoff = min(2.0, backoff * 2)
+                continue
+            where = {} if self.store.cluster else plain(self.store.client)
+            if not where:
+                await self._pipelines()
+        self._callbacks = getattr(self.store.client, "response_callbacks", None)
+        backoff = 0.05
+        while True:
+            if self.link is None:
+                try:
+                    self.link = await connect(where, self.store.timeout_s, self._on_reply, self._on_lost)
+                except DOWN as e:
+                    self.store.went_down(e)
+                    await asyncio.sleep(backoff)
+                    backoff = min(2.0, backoff * 2)
+                    continue
+                backoff = 0.05
+                self._hello(where)
+            self._wake.clear()
+            await self._wake.wait()
+
+    # ---- on a link -----------------------------------------------------------------------------
+
+    def _hello(self, where: dict[str, Any]) -> None:
+        assert self.link is not None
+        now = asyncio.get_running_loop().time()
+        for args in hello(where):
+            self.link.write(args)
+            self.waiting.append(Waiting(Item(None, self._greeted), args[0], {}, now))
+        self._watch = asyncio.get_running_loop().call_later(self.store.timeout_s / 4, self._check)
+
+    def _greeted(self, result: Any) -> None:
+        if isinstance(result, Exception):
+            log(logger, logging.ERROR, "redis refused the writer's link", error=str(result)[:200])
+            if self.link is not None:
+                self.link.abort()
+            return
+        if self.waiting:  # AUTH or SELECT answered; the PING is still to come
+            return
+        self.ready = True
+        while self.queue and self.ready:
+            self._send(self.queue.popleft())
+        if not self.store.up:
+            self.store.came_up()
+
+    def _send(self, item: Item) -> None:
+        assert self.link is not None
+        now = asyncio.get_running_loop().time()
+        commands = self._recorder.take(item.command) if item.command is not None else []
+        if not commands:
+            if self.waiting:
+                self.waiting.append(Waiting(item, None, {}, now))
+            else:  # nothing before it waits for an answer; run it after this turn, as a reply would
+                asyncio.get_running_loop().call_soon(self._finish, item, None)
+            return
+        (args, options), = commands
+        self.link.write(args)
+        self.waiting.append(Waiting(item, args[0], options, now))
+
+    def _on_reply(self, reply: Any) -> None:
+        w = self.waiting.popleft()
+        self._finish(w.item, result_of(reply, w.name, w.options, self._callbacks))
+        while self.waiting and self.waiting[0].name is None:
+            self._finish(self.waiting.popleft().item, None)
+
+    def _finish(self, item: Item, result: Any) -> None:
+        if item.done is not None:
+            try:
+                item.done(result)
+            except Exception:  # noqa: BLE001 - the writer must outlive any one bad item
+                logger.exception("after a redis write")
+
+    def _on_lost(self, exc: BaseException | None) -> None:
+        """Send again what must reach Redis (the scripts are idempotent), drop the rest, reconnect."""
+        keep = [w.item for w in self.waiting if w.item.must and w.item.done != self._greeted]
+        self.waiting.clear()
+        self.queue.extendleft(reversed(keep))
+        self.link, self.ready = None, False
+        if self._watch is not None:
+            self._watch.cancel()
+        self.store.went_down(exc or ConnectionError("redis link lost"))
+        self._wake.set()
+
+    def _check(self) -> None:
+        """A Redis that stops answering without closing the socket is down too (redis-py's
+        socket timeout, here)."""
+        link = self.link
+        if link is None:
+            return
+        loop = asyncio.get_running_loop()
+        if self.waiting and loop.time() - self.waiting[0].sent_at > self.store.timeout_s:
+            link.abort()
+            return
+        self._watch = loop.call_later(self.store.timeout_s / 4, self._check)
+
+    def _close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+        link, self.link, self.ready = self.link, None, False
+        if link is not None:
+            link.closed = True
+            link.abort()
+
+    # ---- on redis-py's pipelines ---------------------------------------------------------------
+
+    async def _pipelines(self) -> None:
         backoff = 0.05
         while True:
             if not self.queue:
@@ -419,11 +547,7 @@ class Writer:
             it_results = iter(results)
             for it in batch:
                 result = next(it_results) if it.command is not None else None
-                if it.done is not None:
-                    try:
-                        it.done(result)
-                    except Exception:  # noqa: BLE001
-                        logger.exception("after a redis write")
+                self._finish(it, result)
 
     async def _execute(self, batch: list[Item]) -> list[Any]:
         if not any(it.command is not None for it in batch):
