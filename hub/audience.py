@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 
 from hub.codec import Encoded
-from hub.delta import json_equal, make_patch
+from hub.delta import Packs, Shared, diff_view, json_equal, make_patch, packs_of
 
 if TYPE_CHECKING:
     from hub.connection import Connection
@@ -28,7 +28,10 @@ def audience_key(seat: int | None) -> str:
 def diff(old: Any, new: Any, verify: bool = False) -> list[dict[str, Any]]:
     """RFC 6902 operations from old to new (hub/delta.py); a whole-document replace if they ever
     failed to reproduce the new view, which `verify` checks strictly (a bool is no number there)."""
-    ops = make_patch(old, new)
+    return checked(old, new, make_patch(old, new), verify)
+
+
+def checked(old: Any, new: Any, ops: list[dict[str, Any]], verify: bool) -> list[dict[str, Any]]:
     if verify:
         try:
             ok = json_equal(jsonpatch.apply_patch(old, ops), new)
@@ -41,7 +44,7 @@ def diff(old: Any, new: Any, verify: bool = False) -> list[dict[str, Any]]:
 
 
 class Audience:
-    __slots__ = ("key", "seat", "seq", "view", "history", "legal_at", "conns", "_welcome")
+    __slots__ = ("key", "seat", "seq", "view", "history", "legal_at", "conns", "_welcome", "_packs", "_packed")
 
     def __init__(self, seat: int | None, history: int) -> None:
         self.key = audience_key(seat)
@@ -53,18 +56,25 @@ class Audience:
         self.legal_at: deque[tuple[int, list[Any]]] = deque(maxlen=64)
         self.conns: set[Connection] = set()
         self._welcome: Encoded | None = None
+        self._packs: Packs = {}
+        self._packed: dict[str, Any] | None = None  # the view `_packs` encodes (`view` may be set directly)
 
-    def update(self, view: dict[str, Any], verify: bool = False) -> Encoded | None:
-        """Take the new view; return the encoded delta, or None when nothing this audience sees moved."""
+    def update(self, view: dict[str, Any], verify: bool = False, shared: Shared | None = None) -> Encoded | None:
+        """Take the new view; return the encoded delta, or None when nothing this audience sees moved.
+        `shared` carries what the room's other audiences worked out in the same change."""
         if self.view is None:
             self.view = view
             self.legal_at.append((self.seq, view.get("legal") or []))
             return None
-        ops = diff(self.view, view, verify)
+        if self._packed is not self.view:
+            self._packs, self._packed = packs_of(self.view), self.view
+        ops, packs = diff_view(self.view, view, self._packs, {} if shared is None else shared)
+        ops = checked(self.view, view, ops, verify)
         if not ops:
             return None
         self.seq += 1
         self.view = view
+        self._packs, self._packed = packs, view
         self._welcome = None
         if self.seat is not None:
             self.legal_at.append((self.seq, view.get("legal") or []))
@@ -97,6 +107,7 @@ class Audience:
         without this its views and history, most of its memory, would wait with it."""
         self.view = None
         self._welcome = None
+        self._packs, self._packed = {}, None
         self.history.clear()
         self.legal_at.clear()
         self.conns.clear()

@@ -20,6 +20,7 @@ from hub.audience import Audience, audience_key
 from hub.clock import Clock
 from hub.codec import Encoded
 from hub.contests import ContestRunner
+from hub.delta import Shared
 from hub.logs import log
 from hub.tokens import hash_token, matches, new_token
 from rules.engine import Game, IllegalAction, declares_contests
@@ -333,8 +334,9 @@ class Room:
         verify = self.settings.verify_deltas
         journal = self.journal
         changed: list[tuple[str, Encoded]] = []
+        shared: Shared = {}
         for aud in self._in_send_order(cause):
-            delta = aud.update(self.compose(aud.seat), verify)
+            delta = aud.update(self.compose(aud.seat), verify, shared)
             if delta is not None:
                 self.metrics.deltas.inc()
                 self.metrics.delta_bytes.inc(len(delta.get("msgpack")))

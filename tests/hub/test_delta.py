@@ -10,7 +10,7 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.delta import json_equal, make_patch
+from hub.delta import Shared, _map_len, diff_view, json_equal, make_patch, packs_of
 from rules.registry import GAMES
 from tests.rules.kit import step_once
 
@@ -100,3 +100,58 @@ def test_every_game_view_through_random_play() -> None:
                     new = msgpack.unpackb(msgpack.packb(game.view(state, a)), raw=False)
                     check(views[a], new)
                     views[a] = new
+
+
+def same_as_make_patch(old: dict[str, Any], new: dict[str, Any], shared: Shared) -> list[dict[str, Any]]:
+    """diff_view gives make_patch's operations, whatever other audiences left in `shared`."""
+    ops, packs = diff_view(old, new, packs_of(old), shared)
+    assert msgpack.packb(ops) == msgpack.packb(make_patch(old, new))
+    assert packs == packs_of(new)
+    assert json_equal(jsonpatch.apply_patch(copy.deepcopy(old), ops), new)
+    return ops
+
+
+maps = st.dictionaries(st.sampled_from(["a", "b", "c", "d/e", "f~g"]), docs, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(maps, st.lists(st.tuples(maps, st.integers(0, 2**32)), min_size=1, max_size=4), st.integers(0, 2**32))
+def test_audiences_of_one_change_share_what_they_see_alike(base: dict[str, Any], own: Any, seed: int) -> None:
+    """Views of one change: a common part (edited the same way for everyone) and parts of their own."""
+    rng = random.Random(seed)
+    common_new = edited(base, rng)
+    shared: Shared = {}
+    for extra, s in own:
+        mine = random.Random(s)
+        old = {**base, **{k: v for k, v in extra.items() if mine.random() < 0.5}}
+        new = {**common_new, **{k: edited(v, mine) for k, v in extra.items() if mine.random() < 0.5}}
+        same_as_make_patch(old, new, shared)
+
+
+def test_a_bool_where_another_audience_had_a_number_is_not_taken_for_it() -> None:
+    shared: Shared = {}
+    assert same_as_make_patch({"x": [1, 5]}, {"x": [1, 6]}, shared) == [{"op": "replace", "path": "/x/1", "value": 6}]
+    ops = same_as_make_patch({"x": [True, 5]}, {"x": [1, 6]}, shared)
+    assert {"op": "replace", "path": "/x/0", "value": 1} in ops
+
+
+def test_every_game_view_through_random_play_with_audiences_sharing() -> None:
+    for game in GAMES.values():
+        for seats in (game.min_players, game.max_players):
+            state = game.setup(seats, 5, game.check_options(seats, {}))
+            rng = random.Random(5)
+            views = {a: game.view(state, a) for a in [None, *range(seats)]}
+            for _ in range(300):
+                if game.result(state) is not None or step_once(game, state, rng) is None:
+                    break
+                shared: Shared = {}
+                for a in views:
+                    new = game.view(state, a)
+                    same_as_make_patch(views[a], new, shared)
+                    views[a] = new
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=40), docs, max_size=20))
+def test_a_views_length_is_known_from_its_parts(doc: dict[str, Any]) -> None:
+    assert _map_len(packs_of(doc)) == len(msgpack.packb(doc))
