@@ -67,6 +67,26 @@ def metric_total(base: str, name: str) -> float:
                if line.startswith(name) and (len(line) == len(name) or line[len(name)] in " {"))
 
 
+def histogram(base: str, name: str) -> list[tuple[float, float]]:
+    """A histogram's cumulative buckets (upper bound, count) in a hub's /metrics, summed over labels."""
+    out: dict[float, float] = {}
+    for line in metrics_text(base).splitlines():
+        if line.startswith(name + "_bucket"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            out[float(le)] = out.get(float(le), 0.0) + float(line.rsplit(" ", 1)[1])
+    return sorted(out.items())
+
+
+def bucket_quantile(before: list[tuple[float, float]], after: list[tuple[float, float]], q: float) -> float:
+    """The upper bound of the bucket that holds quantile q (0..1) of what was observed between two
+    readings of one histogram; NaN if nothing was."""
+    counts = [(le, n - dict(before).get(le, 0.0)) for le, n in after]
+    total = counts[-1][1] if counts else 0.0
+    if total <= 0:
+        return math.nan
+    return next(le for le, n in counts if n >= q * total)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

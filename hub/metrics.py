@@ -34,7 +34,8 @@ class Metrics:
                                    registry=r)
         self.commit_seconds = Histogram(
             "hub_commit_seconds", "From a change to its log entry being in Redis (owner side)",
-            buckets=(0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0), registry=r)
+            buckets=(0.0002, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1,
+                     0.3, 1.0, 3.0), registry=r)
         self.forwarded = Counter("hub_forwarded_total", "Commands sent to a room's owner on another process",
                                  ["kind"], registry=r)
         self.pending = Gauge("hub_pending_actions", "Forwarded actions not yet answered by the owner", registry=r)

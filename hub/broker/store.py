@@ -478,6 +478,11 @@ class Writer:
         self.waiting.append(Waiting(item, args[0], options, now))
 
     def _on_reply(self, reply: Any) -> None:
+        if not self.waiting:  # nothing was asked: this is not the Redis we think it is
+            log(logger, logging.ERROR, "redis answered nothing the writer asked", reply=repr(reply)[:200])
+            if self.link is not None:
+                self.link.abort()
+            return
         w = self.waiting.popleft()
         self._finish(w.item, result_of(reply, w.name, w.options, self._callbacks))
         while self.waiting and self.waiting[0].name is None:
