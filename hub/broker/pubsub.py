@@ -28,15 +28,13 @@ logger = logging.getLogger("hub.broker")
 Handler = Callable[[bytes], None]
 
 
-class Shard:
-    def __init__(self, owner: Subscriber, host: str, port: int) -> None:
+class Channels:
+    """What every pub/sub connection keeps: its channels, and whether it is subscribed and reading."""
+
+    def __init__(self, owner: Subscriber) -> None:
         self.owner = owner
-        self.host, self.port = host, port
         self.channels: set[str] = set()
-        self.pubsub: Any = None
-        self.client: Any = None
         self.confirmed: dict[str, asyncio.Future[None]] = {}
-        self.task = asyncio.create_task(self._run())
         self.ready = asyncio.Event()
 
     async def add(self, channel: str, wait: float) -> None:
@@ -45,7 +43,7 @@ class Shard:
             # the reader subscribes everything when it (re)connects; asking again below is harmless
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.ready.wait(), wait)
-            if not self.ready.is_set():
+            if not self.ready.is_set() or not self.connected():
                 return
         fut = asyncio.get_running_loop().create_future()
         self.confirmed[channel] = fut
@@ -59,9 +57,32 @@ class Shard:
 
     async def remove(self, channel: str) -> None:
         self.channels.discard(channel)
-        if self.pubsub is not None and self.ready.is_set():
+        if self.connected() and self.ready.is_set():
             with contextlib.suppress(*DOWN):
                 await self._command("unsubscribe", channel)
+
+    def connected(self) -> bool:
+        raise NotImplementedError
+
+    async def _command(self, what: str, *channels: str) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class Shard(Channels):
+    """A pub/sub connection through redis-py: a cluster node's (SSUBSCRIBE), or a TLS Redis's."""
+
+    def __init__(self, owner: Subscriber, host: str, port: int) -> None:
+        super().__init__(owner)
+        self.host, self.port = host, port
+        self.pubsub: Any = None
+        self.client: Any = None
+        self.task = asyncio.create_task(self._run())
+
+    def connected(self) -> bool:
+        return self.pubsub is not None
 
     async def _command(self, what: str, *channels: str) -> None:
         sharded = self.owner.store.cluster
@@ -130,40 +151,22 @@ class Shard:
         self.task.cancel()
 
 
-class LinkShard:
-    """The one pub/sub connection of a single Redis, on a link; the same face as `Shard`."""
+class LinkShard(Channels):
+    """The one pub/sub connection of a single Redis, on a link: a message is handled in the turn
+    that read it."""
 
     def __init__(self, owner: Subscriber, where: dict[str, Any]) -> None:
-        self.owner = owner
+        super().__init__(owner)
         self.where = where
-        self.channels: set[str] = set()
         self.link: Link | None = None
-        self.confirmed: dict[str, asyncio.Future[None]] = {}
-        self.ready = asyncio.Event()
         self.task = asyncio.create_task(self._run())
 
-    async def add(self, channel: str, wait: float) -> None:
-        self.channels.add(channel)
-        if not self.ready.is_set():
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.ready.wait(), wait)
-            if not self.ready.is_set() or self.link is None:
-                return
-        fut = asyncio.get_running_loop().create_future()
-        self.confirmed[channel] = fut
-        try:
-            if self.link is not None:
-                self.link.write(("SUBSCRIBE", channel))
-            await asyncio.wait_for(asyncio.shield(fut), wait)
-        except (TimeoutError, *DOWN):
-            pass
-        finally:
-            self.confirmed.pop(channel, None)
+    def connected(self) -> bool:
+        return self.link is not None
 
-    async def remove(self, channel: str) -> None:
-        self.channels.discard(channel)
-        if self.link is not None and self.ready.is_set():
-            self.link.write(("UNSUBSCRIBE", channel))
+    async def _command(self, what: str, *channels: str) -> None:
+        if self.link is not None:
+            self.link.write(("SUBSCRIBE" if what == "subscribe" else "UNSUBSCRIBE", *channels))
 
     async def _run(self) -> None:
         backoff = 0.05
@@ -237,7 +240,7 @@ class Subscriber:
         self.store = store
         self.on_reconnect = on_reconnect
         self.handlers: dict[str, Handler] = {}
-        self.shards: dict[tuple[str, int], Shard | LinkShard] = {}
+        self.shards: dict[tuple[str, int], Channels] = {}
         self.deaf_until = 0.0   # a test hook: drop every message until then (hub.broker.redis)
 
     def deaf(self) -> bool:
