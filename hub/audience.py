@@ -68,7 +68,7 @@ class Audience:
             return None
         if self._packed is not self.view:
             self._packs, self._packed = packs_of(self.view), self.view
-        ops, packs = diff_view(self.view, view, self._packs, {} if shared is None else shared)
+        ops, packs = diff_view(self.view, view, self._packs, Shared() if shared is None else shared)
         ops = checked(self.view, view, ops, verify)
         if not ops:
             return None

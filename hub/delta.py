@@ -61,8 +61,29 @@ def make_patch(old: Any, new: Any) -> Ops:
 
 
 Packs = dict[str, bytes]
-#: What one change's audiences worked out so far: (key, old encoding, new encoding) -> operations.
-Shared = dict[tuple[str, bytes, bytes], Ops]
+
+
+class Shared:
+    """What one change's audiences worked out so far: the operations for a top-level value by
+    (key, old encoding, new encoding), and the encoding of each map or list that several of the
+    change's views hold (the engines' `views` build what every audience sees alike once)."""
+
+    __slots__ = ("ops", "_packs")
+
+    def __init__(self) -> None:
+        self.ops: dict[tuple[str, bytes, bytes], Ops] = {}
+        self._packs: dict[int, tuple[Any, bytes]] = {}  # id -> (the object, kept alive; its encoding)
+
+    def pack(self, value: Any) -> bytes:
+        t = type(value)
+        if t is not dict and t is not list:
+            return bytes(_pack(value))
+        got = self._packs.get(id(value))
+        if got is not None and got[0] is value:
+            return got[1]
+        p: bytes = _pack(value)
+        self._packs[id(value)] = (value, p)
+        return p
 
 
 def packs_of(view: dict[str, Any]) -> Packs:
@@ -84,8 +105,9 @@ def diff_view(old: dict[str, Any], new: dict[str, Any], old_packs: Packs, shared
         if k not in new:
             ops.append({"op": "remove", "path": f"/{escape(k)}"})
     packs: Packs = {}
+    pack = shared.pack
     for k, v in new.items():
-        p = packs[k] = _pack(v)
+        p = packs[k] = pack(v)
         if k not in old:
             ops.append({"op": "add", "path": f"/{escape(k)}", "value": v})
             continue
@@ -95,11 +117,11 @@ def diff_view(old: dict[str, Any], new: dict[str, Any], old_packs: Packs, shared
         if p == q:
             continue
         key = (k, q, p)
-        done = shared.get(key)
+        done = shared.ops.get(key)
         if done is None:
             at = len(ops)
             _diff(old[k], v, f"/{escape(k)}", ops)
-            shared[key] = ops[at:]
+            shared.ops[key] = ops[at:]
         else:
             ops.extend(done)
     if len(ops) > 2 and _WHOLE + _map_len(packs) < len(_pack(ops)):  # the view's length from its parts'

@@ -301,12 +301,13 @@ class Room:
 
     # ---- views and deltas ----------------------------------------------------------------------
 
-    def compose(self, seat: int | None) -> dict[str, Any]:
+    def compose(self, view: dict[str, Any], seat: int | None) -> dict[str, Any]:
         """The engine's view with the hub's parts. Kept as it is, without a copy: the engines build
         every view fresh, sharing no map or list with their state (tests/rules/test_views.py), so a
         later move cannot change a stored view under the next diff. The copy this replaced (a msgpack
-        round trip per audience per change) was a quarter of a loaded hub's time."""
-        view = self.game.view(self.state, seat)
+        round trip per audience per change) was a quarter of a loaded hub's time. The views of one
+        change may share what every audience sees alike (`Game.views`): what is set below on a
+        player is the same for every audience."""
         players = view.get("players")
         if isinstance(players, list):
             for p in players:
@@ -334,9 +335,11 @@ class Room:
         verify = self.settings.verify_deltas
         journal = self.journal
         changed: list[tuple[str, Encoded]] = []
-        shared: Shared = {}
-        for aud in self._in_send_order(cause):
-            delta = aud.update(self.compose(aud.seat), verify, shared)
+        shared = Shared()
+        auds = self._in_send_order(cause)
+        views = self.game.views(self.state, [aud.seat for aud in auds])
+        for aud, view in zip(auds, views, strict=True):
+            delta = aud.update(self.compose(view, aud.seat), verify, shared)
             if delta is not None:
                 self.metrics.deltas.inc()
                 self.metrics.delta_bytes.inc(len(delta.get("msgpack")))

@@ -13,7 +13,7 @@ and `pickle` (the hub snapshots rooms that way) and must keep its randomness in 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict
 
@@ -79,6 +79,7 @@ class Game(Protocol):
     def legal(self, state: Any, seat: int) -> list[Action]: ...
     def apply(self, state: Any, seat: int | None, action: Any) -> list[Event]: ...
     def view(self, state: Any, seat: int | None) -> View: ...
+    def views(self, state: Any, seats: Sequence[int | None]) -> list[View]: ...
     def result(self, state: Any) -> Result | None: ...
     def timeout_action(self, state: Any, seat: int) -> Action: ...
     def contest(self, state: Any) -> Contest | None: ...
@@ -124,10 +125,24 @@ class BaseGame:
     def contest(self, state: Any) -> Contest | None:
         return None
 
+    def views(self, state: Any, seats: Sequence[int | None]) -> list[View]:
+        """Every asked audience's view of one state, each equal to `view(state, seat)`.
+
+        A game may build what every audience sees alike once and put the same maps and lists in
+        each of these views: the hub makes every audience's view after every change, and then
+        encodes and diffs what they share once instead of once per audience. They never share a
+        map or list with the state or with another call's views (tests/rules/test_views.py), and
+        nothing changes a view once it is made.
+        """
+        return [self.view(state, seat) for seat in seats]
+
     def timeout_action(self, state: Any, seat: int) -> Action:
         return self.legal(state, seat)[0]
 
     def legal(self, state: Any, seat: int) -> list[Action]:  # pragma: no cover - every game overrides
+        raise NotImplementedError
+
+    def view(self, state: Any, seat: int | None) -> View:  # pragma: no cover - every game overrides
         raise NotImplementedError
 
     def bot_action(self, view: View, rng: random.Random) -> Action | None:

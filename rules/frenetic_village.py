@@ -409,7 +409,23 @@ class FreneticVillage(BaseGame):
     # --- view -----------------------------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> View:
+        return self._seat_view(self._public(state), state, seat)
+
+    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
+        """All but a seat's hand, legal actions and grabbed slot is public: built once."""
+        public = self._public(state)
+        return [self._seat_view(public, state, seat) for seat in seats]
+
+    def _seat_view(self, public: View, state: State, seat: int | None) -> View:
+        view = dict(public)
         own = seat if seat is not None and _is_int(seat) and 0 <= seat < state.seats else None
+        if own is not None:
+            view["legal"] = self.legal(state, own)
+            view["hand"] = [fc.face(x) for x in state.hands[own]]
+            view["grabbed_slot"] = state.exclude_slot if own == state.turn else None
+        return view
+
+    def _public(self, state: State) -> View:
         players = []
         for s in range(state.seats):
             pile = state.piles[s]
@@ -432,12 +448,12 @@ class FreneticVillage(BaseGame):
             "battles": state.battles if state.variant in ("lowest_total", "battle_points") else None,
             "players": players,
             "active": self.active(state),
-            "legal": self.legal(state, own) if own is not None else [],
+            "legal": [],
             "deadline": None,
             "result": json_copy(state.result),
             "turn": state.turn,
-            "hand": [fc.face(x) for x in state.hands[own]] if own is not None else [],
-            "grabbed_slot": state.exclude_slot if own is not None and own == state.turn else None,
+            "hand": [],
+            "grabbed_slot": None,
             "draw_pile": len(state.draw),
             "contest": contest,
             "grabbable": [p for p, _ in state.queue],

@@ -348,6 +348,19 @@ class Symbiose(BaseGame):
     # -- what a viewer sees --------------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> View:
+        return self._seat_view(self._public(state), state, seat)
+
+    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
+        """Everything but `legal` is public: built once for every audience."""
+        public = self._public(state)
+        return [self._seat_view(public, state, seat) for seat in seats]
+
+    def _seat_view(self, public: View, state: State, seat: int | None) -> View:
+        view = dict(public)
+        view["legal"] = [] if seat is None else self.legal(state, seat)
+        return view
+
+    def _public(self, state: State) -> View:
         sides = neighbours(state.seats, state.mode)
         over = state.scores is not None
         scoring = None
@@ -365,7 +378,7 @@ class Symbiose(BaseGame):
                 for s in range(state.seats)
             ],
             "active": self.active(state),
-            "legal": [] if seat is None else self.legal(state, seat),
+            "legal": [],
             "deadline": None,
             "result": self.result(state) if over else None,
             "ponds": [[_slot_view(c, u) for c, u in zip(p, ups, strict=True)]

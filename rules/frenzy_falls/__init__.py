@@ -3,7 +3,7 @@ of the Pools that spill over. See docs/frenzy_falls.md for every rule interpreta
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from rules.engine import Action, BaseGame, Event, IllegalAction, Result, View
@@ -40,6 +40,9 @@ class FrenzyFalls(BaseGame):
 
     def view(self, state: State, seat: int | None) -> View:
         return view.view(state, seat, self.id)
+
+    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
+        return view.views(state, seats, self.id)
 
     def result(self, state: State) -> Result | None:
         return cast(Result, state.result) if state.result is not None else None

@@ -7,12 +7,13 @@ alone, its face.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rules.engine import View, json_copy
 from rules.frenzy_falls import actions
 from rules.frenzy_falls.components import Card, ScoreCard
-from rules.frenzy_falls.state import PoolCard, State
+from rules.frenzy_falls.state import Pool, PoolCard, State
 
 
 def face(card: Card) -> dict[str, Any]:
@@ -31,7 +32,41 @@ def pool_card(pc: PoolCard, viewer: int | None) -> dict[str, Any]:
 
 
 def view(state: State, seat: int | None, game_id: str) -> View:
-    me = seat if seat is not None and 0 <= seat < state.seats else None
+    return views(state, [seat], game_id)[0]
+
+
+def views(state: State, seats: Sequence[int | None], game_id: str) -> list[View]:
+    """Every asked audience's view. What all see alike is built once: the players, the Pools but
+    those holding a face-down card of the viewer's, the log. A seat adds its hand, its discard
+    pile, its choices and the faces of its own face-down cards."""
+    public = _public(state, game_id)
+    out: list[View] = []
+    for seat in seats:
+        me = seat if seat is not None and 0 <= seat < state.seats else None
+        v = dict(public)
+        if me is not None:
+            mine = state.players[me]
+            v["legal"] = actions.legal(state, me)
+            v["seat"] = me
+            v["pools"] = [_pool(pool, me) if any(not pc.up and pc.seat == me for pc in pool.cards) else shared
+                          for pool, shared in zip(state.pools, public["pools"], strict=True)]
+            v["hand"] = [face(c) for c in mine.hand]
+            v["discard_pile"] = [face(c) for c in mine.discard]
+            v["discarding"] = list(state.discards[me]) if me in state.discards else None
+        out.append(v)
+    return out
+
+
+def _pool(pool: Pool, viewer: int | None) -> dict[str, Any]:
+    shown = (pool.score.water if pool.score else 0) + sum(pc.card.water for pc in pool.cards if pc.up)
+    return {
+        "score": score_face(pool.score),
+        "water": shown,
+        "cards": [pool_card(pc, viewer) for pc in pool.cards],
+    }
+
+
+def _public(state: State, game_id: str) -> View:
     players = []
     for s, p in enumerate(state.players):
         players.append({
@@ -46,27 +81,18 @@ def view(state: State, seat: int | None, game_id: str) -> View:
             "first": s == state.first,
             "to_play": state.turns.count(s),
         })
-    pools = []
-    for pool in state.pools:
-        shown = (pool.score.water if pool.score else 0) + sum(pc.card.water for pc in pool.cards if pc.up)
-        pools.append({
-            "score": score_face(pool.score),
-            "water": shown,
-            "cards": [pool_card(pc, me) for pc in pool.cards],
-        })
     pending = state.pending
-    mine = state.players[me] if me is not None else None
     return {
         "game": game_id,
         "phase": state.phase,
         "round": state.round,
         "players": players,
         "active": actions.active(state),
-        "legal": actions.legal(state, me) if me is not None else [],
+        "legal": [],
         "deadline": None,
         "result": json_copy(state.result),
-        "seat": me,
-        "pools": pools,
+        "seat": None,
+        "pools": [_pool(pool, None) for pool in state.pools],
         "score_deck": len(state.score_deck),
         "end_triggered": state.end_triggered,
         "reveal": None if state.passes == 0 or state.phase in ("play", "discard", "over")
@@ -76,9 +102,9 @@ def view(state: State, seat: int | None, game_id: str) -> View:
             "pos": pending.pos if pending.kind != "spill" else None,
         },
         "spill": None if state.spill is None else {"pool": state.spill.pool, "winner": state.spill.winner},
-        "hand": [face(c) for c in mine.hand] if mine is not None else None,
-        "discard_pile": [face(c) for c in mine.discard] if mine is not None else None,
-        "discarding": list(state.discards[me]) if me is not None and me in state.discards else None,
+        "hand": None,
+        "discard_pile": None,
+        "discarding": None,
         "log": list(state.log),
         "log_from": state.log_total - len(state.log),
     }

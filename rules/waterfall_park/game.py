@@ -8,7 +8,7 @@ schema is in docs/waterfall_park.md and `trade.py` checks them.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -426,45 +426,67 @@ class WaterfallPark(BaseGame):
         return {"winners": list(state.winners), "scores": list(state.coins)}
 
     def view(self, state: State, seat: int | None) -> View:
-        me = seat if isinstance(seat, int) and 0 <= seat < state.seats else None
+        return self.views(state, [seat])[0]
+
+    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
+        """The board, the sites, the offers and the log are the same for everyone: built once. A
+        seat's own view adds its hand, its discards, its legal actions and its own coins."""
         over = state.phase == OVER
         on_board = self._tiles_on_board(state)
+        players = [self._player(state, s, on_board, over) for s in range(state.seats)]
+        public = self._public(state, on_board, players)
+        out: list[View] = []
+        for seat in seats:
+            me = seat if isinstance(seat, int) and 0 <= seat < state.seats else None
+            view = dict(public)
+            if me is not None:
+                chosen = state.discards[me]
+                view["seat"] = me
+                if not over:
+                    view["players"] = [self._player(state, s, on_board, True) if s == me else p
+                                       for s, p in enumerate(players)]
+                view["legal"] = self.legal(state, me)
+                view["hand"] = list(state.hands[me])
+                view["discarded"] = list(chosen) if chosen is not None else None
+            out.append(view)
+        return out
+
+    @staticmethod
+    def _player(state: State, s: int, on_board: list[int], coins_shown: bool) -> dict[str, Any]:
+        return {
+            "seat": s,
+            "colour": COLOURS[s][0],
+            "symbol": COLOURS[s][1],
+            "glyph": COLOURS[s][2],
+            "coins": state.coins[s] if coins_shown else None,
+            "income": list(state.income[s]),
+            "earning": state.earning[s],
+            "locations": len(state.owned(s)),
+            "bases": state.bases_left(s),
+            "built": on_board[s],
+            "tiles": dict(state.unbuilt[s]),
+            "cards": len(state.hands[s]),
+            "ready": state.ready[s],
+            "offers_made": state.offers_made[s],
+        }
+
+    def _public(self, state: State, on_board: list[int], players: list[dict[str, Any]]) -> View:
         result: dict[str, Any] | None = None
-        if over and state.winners is not None:
+        if state.phase == OVER and state.winners is not None:
             result = {
                 "winners": list(state.winners),
                 "scores": list(state.coins),
                 "tiles_on_board": on_board,
             }
-        players = [
-            {
-                "seat": s,
-                "colour": COLOURS[s][0],
-                "symbol": COLOURS[s][1],
-                "glyph": COLOURS[s][2],
-                "coins": state.coins[s] if over or s == me else None,
-                "income": list(state.income[s]),
-                "earning": state.earning[s],
-                "locations": len(state.owned(s)),
-                "bases": state.bases_left(s),
-                "built": on_board[s],
-                "tiles": dict(state.unbuilt[s]),
-                "cards": len(state.hands[s]),
-                "ready": state.ready[s],
-                "offers_made": state.offers_made[s],
-            }
-            for s in range(state.seats)
-        ]
-        chosen = state.discards[me] if me is not None else None
         return {
             "game": self.id,
             "phase": state.phase,
             "round": state.round,
             "rounds": ROUNDS,
-            "seat": me,
+            "seat": None,
             "players": players,
             "active": self.active(state),
-            "legal": self.legal(state, me) if me is not None else [],
+            "legal": [],
             "deadline": None,
             "result": result,
             "board": board_view(),
@@ -484,8 +506,8 @@ class WaterfallPark(BaseGame):
             ],
             "deck": len(state.deck),
             "tile_deck": len(state.tile_deck),
-            "hand": list(state.hands[me]) if me is not None else [],
-            "discarded": list(chosen) if chosen is not None else None,
+            "hand": [],
+            "discarded": None,
             "offers": {str(oid): trade.offer_view(state.offers[oid]) for oid in sorted(state.offers)},
             "max_offers": state.max_offers,
             "trades": state.trades,

@@ -120,7 +120,7 @@ def test_audiences_of_one_change_share_what_they_see_alike(base: dict[str, Any],
     """Views of one change: a common part (edited the same way for everyone) and parts of their own."""
     rng = random.Random(seed)
     common_new = edited(base, rng)
-    shared: Shared = {}
+    shared = Shared()
     for extra, s in own:
         mine = random.Random(s)
         old = {**base, **{k: v for k, v in extra.items() if mine.random() < 0.5}}
@@ -129,7 +129,7 @@ def test_audiences_of_one_change_share_what_they_see_alike(base: dict[str, Any],
 
 
 def test_a_bool_where_another_audience_had_a_number_is_not_taken_for_it() -> None:
-    shared: Shared = {}
+    shared = Shared()
     assert same_as_make_patch({"x": [1, 5]}, {"x": [1, 6]}, shared) == [{"op": "replace", "path": "/x/1", "value": 6}]
     ops = same_as_make_patch({"x": [True, 5]}, {"x": [1, 6]}, shared)
     assert {"op": "replace", "path": "/x/0", "value": 1} in ops
@@ -140,13 +140,13 @@ def test_every_game_view_through_random_play_with_audiences_sharing() -> None:
         for seats in (game.min_players, game.max_players):
             state = game.setup(seats, 5, game.check_options(seats, {}))
             rng = random.Random(5)
-            views = {a: game.view(state, a) for a in [None, *range(seats)]}
+            audiences = [None, *range(seats)]
+            views = dict(zip(audiences, game.views(state, audiences), strict=True))
             for _ in range(300):
                 if game.result(state) is not None or step_once(game, state, rng) is None:
                     break
-                shared: Shared = {}
-                for a in views:
-                    new = game.view(state, a)
+                shared = Shared()  # the views of one call share what every audience sees alike
+                for a, new in zip(audiences, game.views(state, audiences), strict=True):
                     same_as_make_patch(views[a], new, shared)
                     views[a] = new
 
