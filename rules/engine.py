@@ -151,6 +151,26 @@ class BaseGame:
         return rng.choice(legal) if legal else None
 
 
+class PublicViews(BaseGame):
+    """A game whose views are one public part that every audience sees, and a seat's own keys
+    put over it: `views` builds the public part once for every audience of a change."""
+
+    def view(self, state: Any, seat: int | None) -> View:
+        return self.seat_view(self.public_view(state), state, seat)
+
+    def views(self, state: Any, seats: Sequence[int | None]) -> list[View]:
+        public = self.public_view(state)
+        return [self.seat_view(public, state, seat) for seat in seats]
+
+    def public_view(self, state: Any) -> View:  # pragma: no cover - every such game overrides
+        """The view of a spectator, with every seat-own key present (empty) in its place."""
+        raise NotImplementedError
+
+    def seat_view(self, public: View, state: Any, seat: int | None) -> View:  # pragma: no cover
+        """A copy of the public map (its values shared) with `seat`'s own keys set."""
+        raise NotImplementedError
+
+
 def json_copy(value: Any) -> Any:
     """A fresh copy of a JSON-like value that the state keeps (a result, the last battle).
 

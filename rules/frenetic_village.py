@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules import frenetic_village_cards as fc
-from rules.engine import HUB, Action, BaseGame, Contest, Event, IllegalAction, Option, Result, View, json_copy
+from rules.engine import HUB, Action, Contest, Event, IllegalAction, Option, PublicViews, Result, View, json_copy
 from rules.registry import register
 
 GAME_ID = "frenetic_village"
@@ -93,7 +93,7 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-class FreneticVillage(BaseGame):
+class FreneticVillage(PublicViews):
     id = GAME_ID
     name = "Frenetic Village"
     description = ("Draw, discard, strike with action cards and grab cards the instant they land: "
@@ -408,15 +408,8 @@ class FreneticVillage(BaseGame):
 
     # --- view -----------------------------------------------------------------------------------
 
-    def view(self, state: State, seat: int | None) -> View:
-        return self._seat_view(self._public(state), state, seat)
-
-    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
-        """All but a seat's hand, legal actions and grabbed slot is public: built once."""
-        public = self._public(state)
-        return [self._seat_view(public, state, seat) for seat in seats]
-
-    def _seat_view(self, public: View, state: State, seat: int | None) -> View:
+    def seat_view(self, public: View, state: State, seat: int | None) -> View:
+        """All but a seat's hand, legal actions and grabbed slot is public."""
         view = dict(public)
         own = seat if seat is not None and _is_int(seat) and 0 <= seat < state.seats else None
         if own is not None:
@@ -425,7 +418,7 @@ class FreneticVillage(BaseGame):
             view["grabbed_slot"] = state.exclude_slot if own == state.turn else None
         return view
 
-    def _public(self, state: State) -> View:
+    def public_view(self, state: State) -> View:
         players = []
         for s in range(state.seats):
             pile = state.piles[s]

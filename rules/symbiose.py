@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from rules.engine import Action, BaseGame, Event, IllegalAction, Option, Result, View
+from rules.engine import Action, Event, IllegalAction, Option, PublicViews, Result, View
 from rules.registry import register
 
 COLOURS = ("blue", "green", "orange", "purple")
@@ -175,7 +175,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class Symbiose(BaseGame):
+class Symbiose(PublicViews):
     id = "symbiose"
     name = "Symbiose"
     description = "Swap cards between your pond and the river; each column scores a different board."
@@ -347,20 +347,13 @@ class Symbiose(BaseGame):
 
     # -- what a viewer sees --------------------------------------------------------------------
 
-    def view(self, state: State, seat: int | None) -> View:
-        return self._seat_view(self._public(state), state, seat)
-
-    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
-        """Everything but `legal` is public: built once for every audience."""
-        public = self._public(state)
-        return [self._seat_view(public, state, seat) for seat in seats]
-
-    def _seat_view(self, public: View, state: State, seat: int | None) -> View:
+    def seat_view(self, public: View, state: State, seat: int | None) -> View:
+        """Everything but `legal` is public."""
         view = dict(public)
         view["legal"] = [] if seat is None else self.legal(state, seat)
         return view
 
-    def _public(self, state: State) -> View:
+    def public_view(self, state: State) -> View:
         sides = neighbours(state.seats, state.mode)
         over = state.scores is not None
         scoring = None

@@ -61,10 +61,47 @@ class Channels:
             with contextlib.suppress(*DOWN):
                 await self._command("unsubscribe", channel)
 
+    async def _run(self) -> None:
+        """Connect, subscribe everything, read until the connection breaks; again, with backoff."""
+        backoff = 0.05
+        first = True
+        while True:
+            try:
+                await self._open()
+                self.ready.set()
+                if not first:
+                    log(logger, logging.INFO, "pub/sub reconnected", at=self.where_to())
+                    self.owner.on_reconnect()
+                first = False
+                backoff = 0.05
+                await self._serve()
+            except asyncio.CancelledError:
+                raise
+            except DOWN as e:
+                self.owner.store.went_down(e)
+            except Exception:  # noqa: BLE001 - the reader must come back whatever went wrong
+                logger.exception("pub/sub reader failed")
+            self.ready.clear()
+            await self._close()
+            await asyncio.sleep(backoff)
+            backoff = min(2.0, backoff * 2)
+
     def connected(self) -> bool:
         raise NotImplementedError
 
+    def where_to(self) -> str:
+        raise NotImplementedError
+
     async def _command(self, what: str, *channels: str) -> None:
+        raise NotImplementedError
+
+    async def _open(self) -> None:
+        raise NotImplementedError
+
+    async def _serve(self) -> None:
+        raise NotImplementedError
+
+    async def _close(self) -> None:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -91,43 +128,31 @@ class Shard(Channels):
         else:
             await (self.pubsub.sunsubscribe(*channels) if sharded else self.pubsub.unsubscribe(*channels))
 
-    async def _run(self) -> None:
-        backoff = 0.05
-        first = True
+    def where_to(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    async def _open(self) -> None:
+        self.client = self.owner.store.pubsub_client(self.host, self.port)
+        self.pubsub = self.client.pubsub()
+        if self.channels:
+            await self._command("subscribe", *sorted(self.channels))
+        else:
+            await self.pubsub.ping()
+
+    async def _serve(self) -> None:
         while True:
-            try:
-                self.client = self.owner.store.pubsub_client(self.host, self.port)
-                self.pubsub = self.client.pubsub()
-                if self.channels:
-                    await self._command("subscribe", *sorted(self.channels))
-                else:
-                    await self.pubsub.ping()
-                self.ready.set()
-                if not first:
-                    log(logger, logging.INFO, "pub/sub reconnected", host=self.host, port=self.port)
-                    self.owner.on_reconnect()
-                first = False
-                backoff = 0.05
-                while True:
-                    msg = await self.pubsub.get_message(timeout=None)
-                    if msg is not None:
-                        self._dispatch(msg)
-                        # A read from a buffer that holds more messages does not yield, so a burst
-                        # (a room's actions, each a move to apply and diff) would run back to back
-                        # while the writer waits to send the first one's entry: let it in between.
-                        await asyncio.sleep(0)
-            except asyncio.CancelledError:
-                raise
-            except DOWN as e:
-                self.owner.store.went_down(e)
-            except Exception:  # noqa: BLE001 - the reader must come back whatever went wrong
-                logger.exception("pub/sub reader failed")
-            self.ready.clear()
-            with contextlib.suppress(Exception):
-                await self.client.aclose()
-            self.pubsub = None
-            await asyncio.sleep(backoff)
-            backoff = min(2.0, backoff * 2)
+            msg = await self.pubsub.get_message(timeout=None)
+            if msg is not None:
+                self._dispatch(msg)
+                # A read from a buffer that holds more messages does not yield, so a burst
+                # (a room's actions, each a move to apply and diff) would run back to back
+                # while the writer waits to send the first one's entry: let it in between.
+                await asyncio.sleep(0)
+
+    async def _close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.client.aclose()
+        self.pubsub = None
 
     def _dispatch(self, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
@@ -159,6 +184,7 @@ class LinkShard(Channels):
         super().__init__(owner)
         self.where = where
         self.link: Link | None = None
+        self.lost: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
         self.task = asyncio.create_task(self._run())
 
     def connected(self) -> bool:
@@ -168,45 +194,30 @@ class LinkShard(Channels):
         if self.link is not None:
             self.link.write(("SUBSCRIBE" if what == "subscribe" else "UNSUBSCRIBE", *channels))
 
-    async def _run(self) -> None:
-        backoff = 0.05
-        first = True
-        loop = asyncio.get_running_loop()
-        while True:
-            lost: asyncio.Future[BaseException | None] = loop.create_future()
+    def where_to(self) -> str:
+        return str(self.where.get("path") or f"{self.where.get('host')}:{self.where.get('port')}")
 
-            def on_lost(exc: BaseException | None, lost: asyncio.Future[BaseException | None] = lost) -> None:
-                if not lost.done():
-                    lost.set_result(exc)
+    async def _open(self) -> None:
+        self.lost = asyncio.get_running_loop().create_future()
+        self.link = await connect(self.where, self.owner.store.timeout_s, self._on_reply, self._on_lost)
+        for args in hello(self.where):
+            self.link.write(args)
+        if self.channels:
+            self.link.write(("SUBSCRIBE", *sorted(self.channels)))
 
-            try:
-                self.link = await connect(self.where, self.owner.store.timeout_s, self._on_reply, on_lost)
-                for args in hello(self.where):
-                    self.link.write(args)
-                if self.channels:
-                    self.link.write(("SUBSCRIBE", *sorted(self.channels)))
-                self.ready.set()
-                if not first:
-                    log(logger, logging.INFO, "pub/sub reconnected", host=self.where.get("host"),
-                        port=self.where.get("port"))
-                    self.owner.on_reconnect()
-                first = False
-                backoff = 0.05
-                exc = await lost
-                self.owner.store.went_down(exc or ConnectionError("pub/sub link lost"))
-            except asyncio.CancelledError:
-                raise
-            except DOWN as e:
-                self.owner.store.went_down(e)
-            except Exception:  # noqa: BLE001 - the reader must come back whatever went wrong
-                logger.exception("pub/sub reader failed")
-            self.ready.clear()
-            if self.link is not None:
-                self.link.closed = True
-                self.link.abort()
-                self.link = None
-            await asyncio.sleep(backoff)
-            backoff = min(2.0, backoff * 2)
+    async def _serve(self) -> None:
+        exc = await self.lost
+        raise exc if isinstance(exc, DOWN) else ConnectionError(f"pub/sub link lost ({exc!r:.100})")
+
+    def _on_lost(self, exc: BaseException | None) -> None:
+        if not self.lost.done():
+            self.lost.set_result(exc)
+
+    async def _close(self) -> None:
+        if self.link is not None:
+            self.link.closed = True
+            self.link.abort()
+            self.link = None
 
     def _on_reply(self, reply: Any) -> None:
         if isinstance(reply, list) and len(reply) >= 3:
