@@ -75,13 +75,15 @@ class Shared:
         self._packs: dict[int, tuple[Any, bytes]] = {}  # id -> (the object, kept alive; its encoding)
 
     def pack(self, value: Any) -> bytes:
+        p: bytes
         t = type(value)
         if t is not dict and t is not list:
-            return bytes(_pack(value))
+            p = _pack(value)
+            return p
         got = self._packs.get(id(value))
         if got is not None and got[0] is value:
             return got[1]
-        p: bytes = _pack(value)
+        p = _pack(value)
         self._packs[id(value)] = (value, p)
         return p
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import hiredis
+from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.commands.core import CoreCommands
 from redis.exceptions import ResponseError
 
@@ -73,8 +74,14 @@ class Link(asyncio.Protocol):
         self.transport.write(hiredis.pack_command(args))
 
     def abort(self) -> None:
+        """Drop the connection; `on_lost` says so."""
         if self.transport is not None:
             self.transport.abort()
+
+    def close(self) -> None:
+        """Drop the connection without a word to `on_lost`: its owner is letting go of it."""
+        self.closed = True
+        self.abort()
 
 
 def plain(client: Any) -> dict[str, Any] | None:
@@ -83,7 +90,6 @@ def plain(client: Any) -> dict[str, Any] | None:
     pool = getattr(client, "connection_pool", None)
     if pool is None:
         return None
-    from redis.asyncio.connection import Connection, UnixDomainSocketConnection
     if pool.connection_class not in (Connection, UnixDomainSocketConnection):
         return None
     kw = pool.connection_kwargs

@@ -215,8 +215,7 @@ class LinkShard(Channels):
 
     async def _close(self) -> None:
         if self.link is not None:
-            self.link.closed = True
-            self.link.abort()
+            self.link.close()
             self.link = None
 
     def _on_reply(self, reply: Any) -> None:
@@ -242,8 +241,7 @@ class LinkShard(Channels):
     def close(self) -> None:
         self.task.cancel()
         if self.link is not None:
-            self.link.closed = True
-            self.link.abort()
+            self.link.close()
 
 
 class Subscriber:

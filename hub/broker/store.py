@@ -523,8 +523,7 @@ class Writer:
             self._watch.cancel()
         link, self.link, self.ready = self.link, None, False
         if link is not None:
-            link.closed = True
-            link.abort()
+            link.close()
 
     # ---- on redis-py's pipelines ---------------------------------------------------------------
 

@@ -3,16 +3,16 @@ of the Pools that spill over. See docs/frenzy_falls.md for every rule interpreta
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, cast
 
-from rules.engine import Action, BaseGame, Event, IllegalAction, Result, View
+from rules.engine import Action, Event, IllegalAction, PublicViews, Result, View
 from rules.frenzy_falls import actions, bot, flow, view
 from rules.frenzy_falls.state import State
 from rules.registry import register
 
 
-class FrenzyFalls(BaseGame):
+class FrenzyFalls(PublicViews):
     id = "frenzy_falls"
     name = "Frenzy Falls"
     description = "Play Waterfall cards into Pools; the most influence wins each Pool that spills over."
@@ -38,11 +38,11 @@ class FrenzyFalls(BaseGame):
         # Log lines are public by construction, so they double as the action's events.
         return [{"kind": "log", "text": t} for t in state.log[max(0, len(state.log) - fresh):]]
 
-    def view(self, state: State, seat: int | None) -> View:
-        return view.view(state, seat, self.id)
+    def public_view(self, state: State) -> View:
+        return view.public_view(state, self.id)
 
-    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
-        return view.views(state, seats, self.id)
+    def seat_view(self, public: View, state: State, seat: int | None) -> View:
+        return view.seat_view(public, state, seat)
 
     def result(self, state: State) -> Result | None:
         return cast(Result, state.result) if state.result is not None else None

@@ -7,7 +7,6 @@ alone, its face.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from rules.engine import View, json_copy
@@ -31,30 +30,22 @@ def pool_card(pc: PoolCard, viewer: int | None) -> dict[str, Any]:
     return out
 
 
-def view(state: State, seat: int | None, game_id: str) -> View:
-    return views(state, [seat], game_id)[0]
-
-
-def views(state: State, seats: Sequence[int | None], game_id: str) -> list[View]:
-    """Every asked audience's view. What all see alike is built once: the players, the Pools but
-    those holding a face-down card of the viewer's, the log. A seat adds its hand, its discard
-    pile, its choices and the faces of its own face-down cards."""
-    public = _public(state, game_id)
-    out: list[View] = []
-    for seat in seats:
-        me = seat if seat is not None and 0 <= seat < state.seats else None
-        v = dict(public)
-        if me is not None:
-            mine = state.players[me]
-            v["legal"] = actions.legal(state, me)
-            v["seat"] = me
-            v["pools"] = [_pool(pool, me) if any(not pc.up and pc.seat == me for pc in pool.cards) else shared
-                          for pool, shared in zip(state.pools, public["pools"], strict=True)]
-            v["hand"] = [face(c) for c in mine.hand]
-            v["discard_pile"] = [face(c) for c in mine.discard]
-            v["discarding"] = list(state.discards[me]) if me in state.discards else None
-        out.append(v)
-    return out
+def seat_view(public: View, state: State, seat: int | None) -> View:
+    """What all see alike is the public view: the players, the Pools but those holding a face-down
+    card of the viewer's, the log. A seat adds its hand, its discard pile, its choices and the faces
+    of its own face-down cards."""
+    v = dict(public)
+    me = seat if seat is not None and 0 <= seat < state.seats else None
+    if me is not None:
+        mine = state.players[me]
+        v["legal"] = actions.legal(state, me)
+        v["seat"] = me
+        v["pools"] = [_pool(pool, me) if any(not pc.up and pc.seat == me for pc in pool.cards) else shared
+                      for pool, shared in zip(state.pools, public["pools"], strict=True)]
+        v["hand"] = [face(c) for c in mine.hand]
+        v["discard_pile"] = [face(c) for c in mine.discard]
+        v["discarding"] = list(state.discards[me]) if me in state.discards else None
+    return v
 
 
 def _pool(pool: Pool, viewer: int | None) -> dict[str, Any]:
@@ -66,7 +57,7 @@ def _pool(pool: Pool, viewer: int | None) -> dict[str, Any]:
     }
 
 
-def _public(state: State, game_id: str) -> View:
+def public_view(state: State, game_id: str) -> View:
     players = []
     for s, p in enumerate(state.players):
         players.append({

@@ -8,11 +8,11 @@ schema is in docs/waterfall_park.md and `trade.py` checks them.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from itertools import combinations
 from typing import Any
 
-from rules.engine import Action, BaseGame, Event, IllegalAction, Option, Result, View
+from rules.engine import Action, Event, IllegalAction, Option, PublicViews, Result, View
 from rules.waterfall_park import bot, trade
 from rules.waterfall_park.data import (
     ATTRACTIONS,
@@ -75,7 +75,7 @@ def _offer_id(state: State, seat: int, action: Mapping[Any, Any]) -> Offer:
     return offer
 
 
-class WaterfallPark(BaseGame):
+class WaterfallPark(PublicViews):
     id = GAME_ID
     name = "Waterfall Park"
     description = "Negotiate locations and attractions, build the biggest attractions soonest, earn the most."
@@ -425,31 +425,26 @@ class WaterfallPark(BaseGame):
             return None
         return {"winners": list(state.winners), "scores": list(state.coins)}
 
-    def view(self, state: State, seat: int | None) -> View:
-        return self.views(state, [seat])[0]
+    def seat_view(self, public: View, state: State, seat: int | None) -> View:
+        """The board, the sites, the offers, the log and the other players are public; a seat adds
+        its hand, its discards, its legal actions and its own coins."""
+        view = dict(public)
+        me = seat if isinstance(seat, int) and 0 <= seat < state.seats else None
+        if me is not None:
+            chosen = state.discards[me]
+            view["seat"] = me
+            if state.phase != OVER:
+                view["players"] = [dict(p, coins=state.coins[me]) if s == me else p
+                                   for s, p in enumerate(public["players"])]
+            view["legal"] = self.legal(state, me)
+            view["hand"] = list(state.hands[me])
+            view["discarded"] = list(chosen) if chosen is not None else None
+        return view
 
-    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
-        """The board, the sites, the offers and the log are the same for everyone: built once. A
-        seat's own view adds its hand, its discards, its legal actions and its own coins."""
-        over = state.phase == OVER
+    def public_view(self, state: State) -> View:
         on_board = self._tiles_on_board(state)
-        players = [self._player(state, s, on_board, over) for s in range(state.seats)]
-        public = self._public(state, on_board, players)
-        out: list[View] = []
-        for seat in seats:
-            me = seat if isinstance(seat, int) and 0 <= seat < state.seats else None
-            view = dict(public)
-            if me is not None:
-                chosen = state.discards[me]
-                view["seat"] = me
-                if not over:
-                    view["players"] = [self._player(state, s, on_board, True) if s == me else p
-                                       for s, p in enumerate(players)]
-                view["legal"] = self.legal(state, me)
-                view["hand"] = list(state.hands[me])
-                view["discarded"] = list(chosen) if chosen is not None else None
-            out.append(view)
-        return out
+        players = [self._player(state, s, on_board, state.phase == OVER) for s in range(state.seats)]
+        return self._public(state, on_board, players)
 
     @staticmethod
     def _player(state: State, s: int, on_board: list[int], coins_shown: bool) -> dict[str, Any]:
