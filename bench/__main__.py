@@ -12,7 +12,7 @@ import asyncio
 import time
 from typing import Any
 
-from bench import contests, delta_size, fanout, latency, memory, playouts
+from bench import contests, delta_size, fanout, latency, memory, playouts, restart
 from bench.common import Row, bench_line, machine, print_table
 
 
@@ -34,6 +34,7 @@ def main() -> None:
         ("Latency under load", lambda: asyncio.run(latency.run(100 if quick else 500, 8 if quick else 30,
                                                                args.ws, args.loop))),
         ("Delta size", lambda: delta_size.run(8 if quick else 40)),
+        ("Restart", lambda: restart.run(100 if quick else 500, 5 if quick else 10)),
         ("Memory", lambda: memory.run(1000 if quick else 5000, args.ws, args.loop)),
         ("Rules", lambda: playouts.run(0.5 if quick else 2.0)),
         ("Contests", lambda: contests.run(500 if quick else 4000)),

@@ -172,6 +172,12 @@ class Server:
                 total += int(f.read().split()[1])
         return total / 1e9
 
+    def kill(self) -> None:
+        """SIGKILL: the process gets no chance to finish anything."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
@@ -198,6 +204,8 @@ def hub(*args: str, ws: str | None = None, loop: str | None = None, port: int | 
     """A `python -m hub serve` process on core 0, with the load limits lifted and `args` added."""
     port = port or free_port()
     argv = [sys.executable, "-m", "hub", "serve", "--host", "127.0.0.1", "--port", str(port), *LOAD_FLAGS]
+    if not {"--redis", "--store", "--db"} & set(args):
+        argv += ["--store", "memory"]  # the figures of earlier runs were on memory; SQLite is measured by name
     if ws:
         argv += ["--ws", ws]
     if loop:

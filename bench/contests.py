@@ -2,7 +2,7 @@
 
     python -m bench.contests [--contests 4000]
 
-The judging core (hub/arbitration.py) is pure: every time is passed in. So this runs it on
+The judging core (hub/tables/arbitration.py) is pure: every time is passed in. So this runs it on
 simulated time through the very simulation of bench/fairness.py (links of 10 to 300 ms, split
 unevenly between the two directions, with jitter and spikes; pings every few seconds and after
 each contest; reactions lognormal around 230 ms), for tables of 2 to 6 players of whom each tries
@@ -12,7 +12,7 @@ seat could still beat the best judged time. Two bounds: each silent seat's wait 
 C_max (the arbiter knows nothing of the seat), and by the seat's own round-trip cap (the arbiter
 was told each seat's cap when its frame was written).
 
-Without hub/arbitration.py the figure is n/a, with the reason.
+Without hub/tables/arbitration.py the figure is n/a, with the reason.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from bench.common import Row, bench_line, percentile, print_table
 
 
 def simulate(contests: int) -> dict[str, Any]:
-    from bench import fairness  # needs hub.arbitration
+    from bench import fairness  # needs hub.tables.arbitration
 
     bounded: list[float] = []
     told: list[float] = []
@@ -43,7 +43,7 @@ def run(contests: int = 4000) -> tuple[list[Row], dict[str, Any]]:
     try:
         r = simulate(contests)
     except ImportError as e:
-        why = f"no hub/arbitration.py on this branch ({e})"
+        why = f"no hub/tables/arbitration.py on this branch ({e})"
         return ([("contest settle p99 ms", None, "", why)],
                 {"contest_settle_p50_ms": None, "contest_settle_p99_ms": None, "contest_na": why})
     rows: list[Row] = [

@@ -2,7 +2,7 @@
 
     python -m bench.delta_size [--games 40]
 
-In process, with the engines and the hub's own diff (hub/audience.py): after every action of a
+In process, with the engines and the hub's own diff (hub/tables/audience.py): after every action of a
 random legal game, every audience's view (each seat and the spectators) is diffed against its
 previous one, and the delta frame's msgpack bytes are set against the msgpack bytes of the view
 it turns into. Deltas that carry nothing are not sent, so they are not counted. Tables of every
@@ -18,7 +18,7 @@ from typing import Any
 import msgpack
 
 from bench.common import Row, bench_line, percentile, print_table
-from hub.audience import diff
+from hub.tables.audience import diff
 from rules.registry import GAMES
 from tests.rules.kit import step_once
 

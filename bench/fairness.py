@@ -1,7 +1,7 @@
 """Is the fastest-hand arbitration fair? A seeded simulation of grab contests over uneven networks.
 
 Run `python -m bench.fairness` (about a minute on one core). It drives the very objects the hub
-uses, hub.arbitration's RoundTrips, Stamp, judge, Arbiter and ReactionStats, on simulated time:
+uses, hub.tables.arbitration's RoundTrips, Stamp, judge, Arbiter and ReactionStats, on simulated time:
 
 - players react after a lognormal time (median 230 ms unless said otherwise) from the moment the
   contest frame reaches them;
@@ -28,7 +28,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hub.arbitration import Arbiter, Params, ReactionStats, RoundTrips, Stamp, judge
+from hub.tables.arbitration import Arbiter, Params, ReactionStats, RoundTrips, Stamp, judge
 
 P = Params()
 REACTION_MEDIAN_MS = 230.0

@@ -5,7 +5,7 @@
     python -m bench.fuzz --corpus artifacts/fuzz   # keep and grow a corpus between runs
 
 Each input picks a target by its first byte:
-- the decoder (`hub.codec.decode`) with the rest as a binary msgpack frame or a text JSON frame: it
+- the decoder (`hub.edge.codec.decode`) with the rest as a binary msgpack frame or a text JSON frame: it
   returns a value or raises `BadFrame`, never anything else;
 - a game's `apply`, on a state taken from random legal play (a few per game, at different steps),
   for a seat (or none), with an action that is either the rest decoded as msgpack (any shape) or a
@@ -26,7 +26,7 @@ from typing import Any
 import atheris
 import msgpack
 
-from hub.codec import BadFrame, decode
+from hub.edge.codec import BadFrame, decode
 from rules.engine import HUB, IllegalAction
 from rules.registry import GAMES
 

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 from dataclasses import dataclass, field
@@ -310,7 +312,7 @@ def checker_verdict(proc: subprocess.Popen[str] | None) -> tuple[str, str]:
 
 
 async def measure(servers: list[Server], ports: list[int], tables: int, seconds: float,
-                  check_url: str | None) -> dict[str, Any]:
+                  check_url: str | None, commit_metric: str | None = None) -> dict[str, Any]:
     urls = [s.url for s in servers]
     specs = make_tables(urls[0], tables, ports)
     workers = [Worker(seats_worker, 1000 + i) for i in range(WORKERS)]
@@ -332,14 +334,14 @@ async def measure(servers: list[Server], ports: list[int], tables: int, seconds:
             checker = start_checker(check_url)
         cpu0 = [s.cpu_seconds() for s in servers]
         wait0 = [s.waited_seconds() for s in servers]
-        commits0 = histogram(urls[0], "hub_commit_seconds") if len(servers) > 1 else []
+        commits0 = histogram(urls[0], commit_metric) if commit_metric else []
         steal0 = steal_seconds()
         results = [w.recv(seconds + 120) for w in workers]
         busy = [(s.cpu_seconds() - c) / (time.monotonic() - start) for s, c in zip(servers, cpu0, strict=True)]
         waited = [(s.waited_seconds() - w) / (time.monotonic() - start) for s, w in zip(servers, wait0, strict=True)]
         stolen = steal_seconds() - steal0
         lost = sum(metric_total(s.url, "hub_leases_lost_total") for s in servers)
-        commits = histogram(urls[0], "hub_commit_seconds") if len(servers) > 1 else []
+        commits = histogram(urls[0], commit_metric) if commit_metric else []
         verdict = checker_verdict(checker) if check_url is not None else ("n/a", "not run")
     finally:
         for w in workers:
@@ -381,9 +383,16 @@ def gc_walks(base: str) -> tuple[int, float, float]:
 
 
 async def single(tables: int, seconds: float, ws: str | None, loop: str | None,
-                 checker: bool = True) -> dict[str, Any]:
-    with hub("--debug-hooks", ws=ws, loop=loop, name="latency").start() as h:
-        s = await measure([h], [h.port], tables, seconds, h.url if checker else None)
+                 checker: bool = True, sqlite: bool = False) -> dict[str, Any]:
+    """One hub process: on the memory store, or (`sqlite`) on the embedded default's database file."""
+    with contextlib.ExitStack() as stack:
+        store: tuple[str, ...] = ()
+        if sqlite:
+            where = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-db-"))
+            store = ("--db", os.path.join(where, "hub.sqlite3"))
+        h = stack.enter_context(hub("--debug-hooks", *store, ws=ws, loop=loop, name="latency").start())
+        s = await measure([h], [h.port], tables, seconds, h.url if checker else None,
+                          "hub_db_commit_seconds" if sqlite else None)
         s["gc_walks"] = gc_walks(h.url)
         # the whole-heap walk runs once an hour (--gc-full-every-s): timed here, at the same heap
         s["gc_whole_ms"] = http(h.url, "POST", "/debug/gc-whole", {})["ms"]
@@ -444,7 +453,8 @@ async def cross(tables: int, seconds: float, ws: str | None, loop: str | None) -
         with a, b:
             if not shares_rooms(a.url, b.url):
                 return {"na": "two `hub serve --redis` processes do not share rooms yet (no Redis backend)"}
-            return await measure([a, b], [a.port, a.port, b.port, b.port], tables, seconds, None)
+            return await measure([a, b], [a.port, a.port, b.port, b.port], tables, seconds, None,
+                                 "hub_commit_seconds")
     finally:
         if own_redis is not None:
             own_redis.stop()
@@ -452,7 +462,7 @@ async def cross(tables: int, seconds: float, ws: str | None, loop: str | None) -
 
 # ---- report ------------------------------------------------------------------------------------
 
-def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
+def rows_of(s: dict[str, Any], c: dict[str, Any] | None, q: dict[str, Any] | None = None) -> list[Row]:
     rows: list[Row] = [
         ("latency: tables x seats (connections)", f"{s['tables']} x 4 ({s['connections']})", "",
          "games: " + ", ".join(load_games())),
@@ -472,6 +482,16 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
         ("latency: whole-heap walk ms", s["gc_whole_ms"], "",
          "once every --gc-full-every-s (3600 s), at this heap; not in the window above"),
     ]
+    if q is not None:
+        rows.append(("latency on SQLite: p50 / p99 ms", f"{q['p50']:.1f} / {q['p99']:.1f}", "",
+                     f"{q['moves_per_s']:.0f} moves/s, {q['hub_cpu'] / max(q['moves_per_s'], 1e-9) * 1000:.2f} ms "
+                     f"of CPU per move; {q['errors']} refused, {q['missing']} lost; conformance {q['conformance'][0]}"))
+        rows.append(("latency on SQLite: p99 / memory's p99", q["p99"] / s["p99"], "<= 1.1",
+                     "the same load, every change committed to the file before anyone sees it"))
+        if q.get("commit_ms"):
+            p50, p99 = q["commit_ms"]
+            rows.append(("latency on SQLite: commit p50 / p99 ms", f"<= {p50:g} / <= {p99:g}", "",
+                         "one transaction of the writer thread (hub_db_commit_seconds; its buckets' upper bounds)"))
     if c is not None:
         if "na" in c:
             rows.append(("across processes: added p99 ms", None, "<= 5", c["na"]))
@@ -492,13 +512,17 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None) -> list[Row]:
     return rows
 
 
-def figures_of(s: dict[str, Any], c: dict[str, Any] | None) -> dict[str, Any]:
+def figures_of(s: dict[str, Any], c: dict[str, Any] | None, q: dict[str, Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"latency_p50_ms": s["p50"], "latency_p99_ms": s["p99"], "latency_p999_ms": s["p999"],
                            "moves_per_s": s["moves_per_s"], "conformance_under_load": s["conformance"][0],
                            "latency_hub_cpu_ms_per_move": s["hub_cpu"] / max(s["moves_per_s"], 1e-9) * 1000,
                            "latency_hub_waited_fraction": s["hub_wait"], "gc_walk_mean_ms": s["gc_walks"][1],
                            "gc_walk_longest_ms_bound": s["gc_walks"][2], "gc_whole_walk_ms": s["gc_whole_ms"],
                            "latency_host_steal_s": s["steal_s"]}
+    if q is not None:
+        out["sqlite_latency_p99_ms"] = q["p99"]
+        out["sqlite_over_memory_p99"] = q["p99"] / s["p99"]
+        out["sqlite_commit_ms_bounds"] = q.get("commit_ms")
     if c is not None:
         if "na" in c:
             out["cross_process_added_p99_ms"] = None
@@ -517,8 +541,9 @@ async def run(tables: int = 500, seconds: float = 30, ws: str | None = None, loo
     raise_nofile()
     pin(LOAD_CORE)
     s = await single(tables, seconds, ws, loop)
+    q = await single(tables, seconds, ws, loop, sqlite=True)
     c = await cross(tables, seconds, ws, loop) if with_cross else None
-    rows, figures = rows_of(s, c), figures_of(s, c)
+    rows, figures = rows_of(s, c, q), figures_of(s, c, q)
     if with_cross and c is not None and "na" not in c:
         # the same path at a fifth of the load, where neither core is short: what the hops themselves add
         light = max(1, tables // 5)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from dataclasses import MISSING, fields
 from typing import Any
 
@@ -56,11 +57,22 @@ def transport_limit(max_frame: int) -> int:
 def serve(settings: Settings) -> int:
     import uvicorn
 
-    from hub.app import create_app
+    from hub.edge.app import create_app
 
     logs.setup(settings.log_level)
+    backend = "redis" if settings.redis else settings.store
+    if backend == "sqlite":
+        from pathlib import Path
+
+        from hub.stores.sqlite import lock
+
+        try:
+            lock.hold(Path(settings.db))
+        except lock.Locked as e:
+            print(f"hub: {e}", file=sys.stderr)
+            return 1
     logging.getLogger("hub").info("serving", extra={"fields": {"host": settings.host, "port": settings.port,
-                                                               "backend": "redis" if settings.redis else "memory"}})
+                                                               "backend": backend}})
     loop = settings.loop
     if loop == "auto":
         try:

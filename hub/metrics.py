@@ -24,7 +24,7 @@ class Metrics:
             buckets=(0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0), registry=r)
         self.contests = Counter("hub_contests_total", "Timed contests settled", ["outcome"], registry=r)
         self.false_starts = Counter("hub_false_starts_total", "Grabs under the human floor", registry=r)
-        self.broker_up = Gauge("hub_broker_up", "1 while the broker (Redis) answers", registry=r)
+        self.broker_up = Gauge("hub_broker_up", "1 while the store (Redis) answers", registry=r)
         self.broker_up.set(1)
         self.broker_errors = Counter("hub_broker_errors_total", "Redis calls that failed (down or timed out)",
                                      registry=r)
@@ -39,6 +39,16 @@ class Metrics:
         self.forwarded = Counter("hub_forwarded_total", "Commands sent to a room's owner on another process",
                                  ["kind"], registry=r)
         self.pending = Gauge("hub_pending_actions", "Forwarded actions not yet answered by the owner", registry=r)
+        self.db_errors = Counter("hub_db_errors_total", "SQLite commits that failed (retried until they pass)",
+                                 registry=r)
+        self.db_commit_seconds = Histogram("hub_db_commit_seconds", "One SQLite transaction of the writer",
+                                           buckets=(.0001, .00025, .0005, .001, .002, .004, .008, .016, .032,
+                                                    .064, .128, .256, 1.0), registry=r)
+        self.db_batch_steps = Histogram("hub_db_batch_steps", "Changes committed together in one transaction",
+                                        buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 1024), registry=r)
+        self.snapshots_refused = Counter("hub_snapshots_refused_total",
+                                         "Snapshots that could not be read; the room was rebuilt from its log",
+                                         registry=r)
         self.takeovers = Counter("hub_takeovers_total", "Rooms this process took over (lease claimed, rebuilt)",
                                  registry=r)
         self.leases_lost = Counter("hub_leases_lost_total", "Rooms this process stopped owning unasked",
@@ -51,7 +61,7 @@ class Metrics:
             buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3, 1.0), registry=r)
 
         self.frames_direct = Counter("hub_frames_direct_total", "Frames written at once, not through the "
-                                     "connection's writer task (hub/direct.py)", registry=r)
+                                     "connection's writer task (hub/edge/direct.py)", registry=r)
 
         self._frames_out = 0
         self._bytes_out = 0

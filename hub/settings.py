@@ -10,7 +10,15 @@ from typing import Any
 class Settings:
     host: str = field(default="127.0.0.1", metadata={"help": "address to bind"})
     port: int = field(default=8000, metadata={"help": "port to bind"})
-    redis: str = field(default="", metadata={"help": "Redis URL; empty = the embedded in-memory backend",
+    store: str = field(default="sqlite", metadata={
+        "help": "where rooms live: sqlite (a database file, nothing lost across a restart) or memory "
+                "(nothing kept; for tests); --redis chooses Redis"})
+    db: str = field(default="data/hub.sqlite3", metadata={"help": "the SQLite store's database file"})
+    db_sync: str = field(default="normal", metadata={
+        "help": "normal: every commit survives the process's crash; full: an fsync per commit, so it "
+                "survives the machine's too"})
+    retention_days: float = field(default=90.0, metadata={"help": "finished games kept in the database this long"})
+    redis: str = field(default="", metadata={"help": "Redis URL: many processes share rooms; empty = --store",
                                              "env": "HUB_REDIS_URL"})
     redis_prefix: str = field(default="hub", metadata={"help": "first part of every Redis key and channel"})
     lease_ms: int = field(default=3000, metadata={"help": "a room's owner lease in Redis; renewed every third"})

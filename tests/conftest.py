@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+DB_DIR = Path(tempfile.mkdtemp(prefix="hubtest-db-"))
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -48,7 +50,10 @@ class HubProcess:
         self.env.update(env or {})
         self.log_path = ROOT / "artifacts" / "logs" / f"hub-{self.port}-{int(time.time() * 1000)}.log"
         self.proc: subprocess.Popen[bytes] | None = None
-        self.backend = "memory"
+        self.backend = "memory" if "memory" in args else "redis" if "--redis" in args else "sqlite"
+        if self.backend == "sqlite" and "--db" not in args:
+            # a file of its own: two hubs on one file refuse each other (tests/hub/test_sqlite.py)
+            self.args = (*args, "--db", str(DB_DIR / f"hub-{self.port}-{secrets.token_hex(4)}.sqlite3"))
 
     def start(self, timeout: float = 20) -> HubProcess:
         self.launch()
@@ -97,9 +102,10 @@ class HubProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
-#: The hub's test suite runs on both backends: the embedded one, and Redis (one process here; the
-#: tests in test_scale.py run several).
-BACKENDS = ["memory", pytest.param("redis", marks=pytest.mark.redis)]
+#: The hub's test suite runs on both kinds of store: the embedded default (SQLite), and Redis (one
+#: process here; the tests in test_scale.py run several). The memory store is the SQLite store
+#: without its journal; the tests that want it pass `--store memory`.
+BACKENDS = ["sqlite", pytest.param("redis", marks=pytest.mark.redis)]
 
 #: On Redis the longest soaks run in part, to keep the Redis set within minutes on two cores: one
 #: table per game of test_full_game, the conformance checker on Symbiose (the others' rules are the

@@ -1,4 +1,4 @@
-"""hub.arbitration, pure: judging arithmetic, caps, false starts, ties, settling. No server, no clock."""
+"""hub.tables.arbitration, pure: judging arithmetic, caps, false starts, ties, settling. No server, no clock."""
 from __future__ import annotations
 
 import hashlib
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.arbitration import (
+from hub.tables.arbitration import (
     Arbiter,
     Judgement,
     Params,

@@ -10,7 +10,7 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.delta import Shared, _map_len, diff_view, json_equal, make_patch, packs_of
+from hub.tables.delta import Shared, _map_len, diff_view, json_equal, make_patch, packs_of
 from rules.registry import GAMES
 from tests.rules.kit import step_once
 

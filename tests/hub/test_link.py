@@ -1,4 +1,4 @@
-"""The writer's and the pub/sub reader's link to a single Redis (hub/broker/link.py), on real servers.
+"""The writer's and the pub/sub reader's link to a single Redis (hub/stores/redis/link.py), on real servers.
 
 What the hub relies on: items answered in the order they were pushed, local steps kept in their
 place, a URL's password and database honoured, a Redis that stops answering treated as down and
@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import redis
 
-from hub.broker.link import Link
-from hub.broker.pubsub import LinkShard, Subscriber
-from hub.broker.store import Item, Store, Writer
 from hub.metrics import Metrics
+from hub.stores.redis.link import Link
+from hub.stores.redis.pubsub import LinkShard, Subscriber
+from hub.stores.redis.server import Item, Server, Writer
 from tests.conftest import drop_prefix, new_prefix
 from tests.hub.test_scale import RedisServer
 
@@ -32,8 +32,8 @@ async def until(check: Any, seconds: float = 5.0) -> None:
     raise AssertionError("not within the time allowed")
 
 
-def started(url: str, timeout_s: float = 2.0) -> tuple[Store, Writer]:
-    store = Store(url, new_prefix(), Metrics(), timeout_s=timeout_s)
+def started(url: str, timeout_s: float = 2.0) -> tuple[Server, Writer]:
+    store = Server(url, new_prefix(), Metrics(), timeout_s=timeout_s)
     writer = Writer(store)
     writer.start()
     return store, writer
@@ -120,7 +120,7 @@ async def test_a_redis_that_stops_answering_is_down_and_gets_what_must_reach_it(
 
 async def test_pub_sub_messages_arrive_in_order_and_after_a_restart() -> None:
     server = RedisServer("--save", "", "--appendonly", "no").start()
-    store = Store(server.url, new_prefix(), Metrics(), timeout_s=1.0)
+    store = Server(server.url, new_prefix(), Metrics(), timeout_s=1.0)
     reconnected: list[int] = []
     sub = Subscriber(store, lambda: reconnected.append(1))
     got: list[bytes] = []

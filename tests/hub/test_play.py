@@ -138,7 +138,7 @@ async def test_human_against_bots(hub: Any) -> None:
 
 
 async def test_frames_written_at_once_and_through_the_writer_alike(hub_factory: Any) -> None:
-    """A frame with nothing queued before it is written at once (hub/direct.py); with that off every
+    """A frame with nothing queued before it is written at once (hub/edge/direct.py); with that off every
     frame takes the connection's writer. Either way spectators of both codecs follow a whole game
     of bots to the same view a fresh snapshot shows."""
     import urllib.request

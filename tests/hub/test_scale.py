@@ -537,12 +537,12 @@ def test_two_processes_given_one_name_hold_leases_apart() -> None:
     """Leases are checked by the holder's id: two processes started with one `--instance` (a restart
     while the old one still holds leases) must not pass each other's checks, so the id each uses is
     the name with a suffix of its own."""
-    from hub.broker.redis import RedisBroker
     from hub.metrics import Metrics
     from hub.settings import Settings
+    from hub.stores.redis.store import RedisStore
 
     settings = Settings.from_env({}, redis="redis://127.0.0.1:1/0", instance="hub-1")
-    a, b = RedisBroker(settings, Metrics()), RedisBroker(settings, Metrics())
+    a, b = RedisStore(settings, Metrics()), RedisStore(settings, Metrics())
     assert a.inst != b.inst
     assert a.inst.startswith("hub-1.") and b.inst.startswith("hub-1.")
 
@@ -550,7 +550,7 @@ def test_two_processes_given_one_name_hold_leases_apart() -> None:
 def test_leases_renewed_a_slice_at_a_time_keep_every_room(redis_url: str) -> None:
     """Rooms nobody plays commit nothing, so only the clock's renewals keep their leases: after
     four leases each of them is still held by the one process, none lost, none taken over."""
-    from hub.broker.ownership import clock_of, renew_slice
+    from hub.stores.redis.ownership import clock_of, renew_slice
 
     rooms_n, lease_ms = 24, 600
     prefix = new_prefix()

@@ -34,9 +34,9 @@ import pytest
 import uvicorn
 
 from hub import logs, tokens
-from hub.app import create_app
-from hub.room import Room
+from hub.edge.app import create_app
 from hub.settings import Settings
+from hub.tables.room import Room
 from rules.engine import declares_contests
 from rules.registry import GAMES
 from tests.hub.wsclient import Client, http, join, new_room, settle
@@ -62,7 +62,7 @@ class Recorder:
                 continue
             engine = room.game.view(room.state, aud.seat)
             self.views[(room.rid, aud.key)][aud.seq] = (msgpack.unpackb(msgpack.packb(engine)), aud.view)
-        for r in (*randoms(room.state), room._rng):  # noqa: SLF001 - white-box on purpose
+        for r in (*randoms(room.state), room.rng):
             self.words[room.rid].update(w for w in r.getstate()[1] if w > 1 << 24)
 
 
@@ -188,7 +188,7 @@ def scan_raw(c: Client, forbidden: list[bytes], what: str) -> None:
 
 async def play(base: str, app: Any, game: str, seats: int, seed: int, recorder: Recorder) -> dict[str, Any]:
     rng = random.Random(seed)
-    rooms = app.state.broker.rooms
+    rooms = app.state.store.rooms
     options: dict[str, Any] = {"bot_delay_ms": 0}
     if declares_contests(GAMES[game]):
         options["grab_window_ms"] = 300  # the shortest window, so that a game fits the test
@@ -287,7 +287,7 @@ async def test_tokens_are_compared_in_constant_time_against_every_seat(monkeypat
     async with in_process_hub(recorder, monkeypatch) as (base, app, _):
         rid = await off_loop(new_room, base, "symbiose", 4)
         seat_tokens = [(await off_loop(join, base, rid, f"p{s}", s))[1] for s in range(4)]
-        room = app.state.broker.rooms.rooms[rid]
+        room = app.state.store.rooms.rooms[rid]
         monkeypatch.setattr(tokens.hmac, "compare_digest", counting)
         for t in [seat_tokens[0], seat_tokens[3], "nope"]:
             calls.clear()
@@ -312,7 +312,7 @@ async def test_dropped_rooms_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
     --finished-ttl-s), every one of them is garbage."""
     recorder = Recorder()
     async with in_process_hub(recorder, monkeypatch, finished_ttl_s=1) as (base, app, _):
-        rooms = app.state.broker.rooms
+        rooms = app.state.store.rooms
         refs = []
         for game in sorted(GAMES):
             seats = GAMES[game].min_players

@@ -42,7 +42,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from hub.audience import diff
+from hub.tables.audience import diff
 from rules.engine import Game, IllegalAction
 from rules.registry import GAMES
 from tests.rules.kit import step_once

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.audience import diff
-from hub.room import Room
+from hub.tables.audience import diff
+from hub.tables.room import Room
 
 
 def spectator_view(room: Room, state: Any) -> dict[str, Any]:

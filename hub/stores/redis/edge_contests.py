@@ -1,26 +1,41 @@
-"""The edge half of timed contests when the room's owner is another process (hub.contests).
+"""The edge half of timed contests when the room's owner is another process (hub.tables.contests).
 
 Timing is taken where the socket is, on this process's clock: the moment each contest frame was
 written (T0), its `seen` (A), the grab (G), and this connection's round trips. From them this
-process judges the grab (hub.arbitration.judge) and sends the owner only the judged reaction time,
+process judges the grab (hub.tables.arbitration.judge) and sends the owner only the judged reaction time,
 so no two clocks ever need to agree. The owner compares judged times, settles, and announces the
 result as an event that every process relays.
 """
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from hub import arbitration as arb
-from hub.contests import Offer, grab_refusal, now_ms
+from hub.tables import arbitration as arb
+from hub.tables.contests import Offer, grab_refusal, now_ms
 
 if TYPE_CHECKING:
-    from hub.connection import Connection
-    from hub.replica import Replica
+    from hub.tables.peer import Peer
+
+
+class Commands(Protocol):
+    def send_command(self, rid: str, msg: dict[str, Any]) -> None: ...
+
+
+class Relay(Protocol):
+    """The relay of the room on this process (hub/stores/redis/replica.py), as its contests see it."""
+
+    rid: str
+    holders: dict[int, Peer]
+
+    @property
+    def store(self) -> Commands: ...
+
+    def forward(self, conn: Peer | None, act_id: int | None, msg: dict[str, Any]) -> None: ...
 
 
 class EdgeContests:
-    def __init__(self, replica: Replica) -> None:
+    def __init__(self, replica: Relay) -> None:
         self.replica = replica
         self.open: dict[str, Any] | None = None
         self.offers: dict[str, Offer] = {}
@@ -53,12 +68,12 @@ class EdgeContests:
     def _close(self) -> None:
         self.open, self.offers, self.tried = None, {}, set()
 
-    def attached(self, conn: Connection, seat: int | None) -> None:
+    def attached(self, conn: Peer, seat: int | None) -> None:
         op = self.open
         if op is not None and seat is not None and seat in (op.get("eligible") or []) and seat not in self.tried:
             self._offer(conn, seat)
 
-    def _offer(self, conn: Connection, seat: int) -> None:
+    def _offer(self, conn: Peer, seat: int) -> None:
         op = self.open
         assert op is not None
         nonce = secrets.token_urlsafe(12)
@@ -72,17 +87,17 @@ class EdgeContests:
                 offer.stamp.t0 = at
                 offer.stamp.cap = conn.round_trips.cap()
                 # the owner's settling bound for this seat: written no later than this notice arrives
-                self.replica.broker.send_command(self.replica.rid, {"k": "written", "cid": op["cid"], "s": seat,
+                self.replica.store.send_command(self.replica.rid, {"k": "written", "cid": op["cid"], "s": seat,
                                                                     "cap": offer.stamp.cap})
 
         conn.send_timed(frame, written)
 
-    def seen(self, conn: Connection, nonce: Any) -> None:
+    def seen(self, conn: Peer, nonce: Any) -> None:
         offer = self.offers.get(nonce) if isinstance(nonce, str) else None
         if offer is not None and offer.conn is conn:
             offer.stamp.on_seen(now_ms())
 
-    def grab(self, conn: Connection, act_id: int, action: dict[str, Any]) -> None:
+    def grab(self, conn: Peer, act_id: int, action: dict[str, Any]) -> None:
         at = now_ms()
         op, nonce = self.open, action.get("contest")
         offer = self.offers.get(nonce) if op is not None and isinstance(nonce, str) else None

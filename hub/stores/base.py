@@ -1,22 +1,22 @@
-"""Where rooms live: the one face the lobby and the sockets use, whatever the backend.
+"""The one face of a store that the edge uses, whatever store runs (hub/stores/__init__.py picks one).
 
-Two backends stand behind it. `memory` (the default) holds every room in this process and sends each
-change straight to the connections; nothing here adds a hop to that path. `redis` lets any number
-of processes share rooms: each room has one owner process that logs every change to Redis before
-anyone sees it, and every process relays the owner's deltas to its own connections.
+The lobby's calls (create, list, join, replay) and `enter`, which gives a connection the room its
+hello names: the room itself where this process holds it, or a relay of it (`Target`).
 """
 from __future__ import annotations
 
 import abc
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.metrics import Metrics
-from hub.room import RoomError
-from hub.rooms import Rooms
 from hub.settings import Settings
+from hub.tables.rooms import Rooms
+from hub.tables.seat import FINISHED, RoomError, epoch_ms
 
 if TYPE_CHECKING:
-    from hub.connection import Connection
+    from hub.tables.peer import Peer
 
 
 def not_finished() -> RoomError:
@@ -38,14 +38,16 @@ class Target(Protocol):
     contests: Any
 
     async def authenticate(self, token: str) -> int | None: ...
-    def attach(self, conn: Connection, seat: int | None, resume: int | None) -> None: ...
-    def detach(self, conn: Connection) -> None: ...
-    def submit(self, seat: int | None, action: Any, conn: Connection | None = None,
+    def attach(self, conn: Peer, seat: int | None, resume: int | None) -> None: ...
+    def detach(self, conn: Peer) -> None: ...
+    def submit(self, seat: int | None, action: Any, conn: Peer | None = None,
                act_id: int | None = None, seq: int | None = None, by: str = "player",
                aid: str | None = None) -> bool: ...
+    def in_turn(self, answer: Callable[[], None]) -> None:
+        """Run `answer` once what was submitted before it has been answered."""
 
 
-class Broker(abc.ABC):
+class Store(abc.ABC):
     kind = ""
 
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
@@ -54,7 +56,7 @@ class Broker(abc.ABC):
         self.rooms = Rooms(settings, metrics)
 
     @property
-    def conns(self) -> set[Connection]:
+    def conns(self) -> set[Peer]:
         return self.rooms.conns
 
     @property
@@ -91,18 +93,22 @@ class Broker(abc.ABC):
 
     @abc.abstractmethod
     async def replay(self, rid: str) -> dict[str, Any] | None:
-        """A finished game's replay (hub.replay); None for an unknown room, RoomError if unfinished."""
+        """A finished game's replay (hub.tables.replay); None for an unknown room, RoomError if unfinished."""
+
+    async def history(self, before_ms: int | None, limit: int) -> dict[str, Any]:
+        """Finished public games, newest first, `limit` at a time before `before_ms` (a page's `next`).
+        Stores that keep no history list the finished games they still hold."""
+        games = []
+        for room in self.rooms.rooms.values():
+            if room.status == FINISHED and not room.private and room.finished_at is not None:
+                finished = epoch_ms() - int((time.monotonic() - room.finished_at) * 1000)
+                if before_ms is None or finished < before_ms:
+                    games.append(dict(room.summary(), finished=finished,
+                                      result=room.game.result(room.state)))
+        games.sort(key=lambda g: -int(g["finished"]))
+        page = games[:max(1, limit)]
+        return {"games": page, "next": page[-1]["finished"] if len(games) > len(page) else None}
 
     @abc.abstractmethod
     async def enter(self, rid: str) -> Target | None:
         """The room a hello names, ready to attach connections; None when there is no such room."""
-
-
-def make_broker(settings: Settings, metrics: Metrics) -> Broker:
-    if settings.redis:
-        from hub.broker.redis import RedisBroker
-
-        return RedisBroker(settings, metrics)
-    from hub.broker.memory import MemoryBroker
-
-    return MemoryBroker(settings, metrics)

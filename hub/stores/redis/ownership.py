@@ -1,6 +1,6 @@
 """Who owns which room, and the clock that keeps it so: leases, take-overs, sweeps, retries.
 
-A mixin of the Redis broker (hub.broker.redis), kept apart so that the lobby-and-sockets side and the
+A mixin of the Redis store (hub.stores.redis.store), kept apart so that the lobby-and-sockets side and the
 ownership side can each be read whole. Every third of a lease the owner renews its rooms' leases (a
 slice of them at each step of its clock) and marks them in `hub:live` with their expiry; every
 process sweeps `hub:live` for leases that lapsed and takes those rooms over. Forwarded actions that
@@ -15,47 +15,76 @@ import logging
 import random
 import time
 import zlib
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-import msgpack
-
-from hub import owner as owning
-from hub.broker.store import DOWN, RELEASE, RENEW, Item
 from hub.logs import log
-from hub.room import Room
+from hub.stores.redis import owner as owning
+from hub.stores.redis import replica as replicas
+from hub.stores.redis.server import DOWN, RELEASE, RENEW, Item
+from hub.tables.persist import Corrupt, Restored, wake
+from hub.tables.room import Room
 
 if TYPE_CHECKING:
-    from hub.broker.redis import RedisBroker
-    from hub.replica import Replica
+    from hub.stores.redis.pubsub import Subscriber
+    from hub.stores.redis.replica import Replica
+    from hub.stores.redis.server import Keys
 
-logger = logging.getLogger("hub.broker")
+logger = logging.getLogger("hub.stores.redis")
 
 REPLICA_IDLE_S = 30.0      # a relay with no connections is kept this long for resumes, then dropped
 PRESENCE_S = 5.0           # how often each replica says again which seats it holds, and holders are checked
 
 
-class Ownership:
-    """The ownership side of one process's Redis broker."""
+@dataclass
+class JoinWait:
+    rid: str
+    msg: dict[str, Any]
+    fut: asyncio.Future[int]
+    sent: float
 
-    def __init__(self, broker: RedisBroker) -> None:
-        self.b = broker
+
+class Host(owning.Host, replicas.Host, Protocol):
+    """The process's Redis store (hub/stores/redis/store.py), as its ownership side sees it."""
+
+    keys: Keys
+    sub: Subscriber
+    owned: dict[str, owning.Owner]
+    replicas: dict[str, Replica]
+    joins: dict[str, JoinWait]
+    claiming: set[str]
+    ticker: asyncio.Task[None] | None
+    stopping: bool
+
+    def spawn(self, coro: Any) -> None: ...
+    async def load_room(self, rid: str) -> Restored | None: ...
+    def on_in(self, rid: str, data: bytes) -> None: ...
+    def send_command(self, rid: str, msg: dict[str, Any]) -> None: ...
+    def publish_out(self, rid: str, msg: dict[str, Any] | bytes) -> None: ...
+
+
+class Ownership:
+    """The ownership side of one process's Redis store."""
+
+    def __init__(self, store: Host) -> None:
+        self.b = store
 
 
     async def claim_if_free(self, rid: str) -> None:
         try:
-            if await self.b.store.holder(rid) is None:
+            if await self.b.server.holder(rid) is None:
                 await self.claim(rid)
         except DOWN:
             pass
 
     async def claim(self, rid: str) -> None:
         """Take a room nobody holds and rebuild it here from its snapshot and log."""
-        if rid in self.b.owned or rid in self.b._claiming or self.b._stopping:
+        if rid in self.b.owned or rid in self.b.claiming or self.b.stopping:
             return
-        self.b._claiming.add(rid)
+        self.b.claiming.add(rid)
         try:
-            got = await self.b.store.claim(self.b.inst, rid, self.b.settings.lease_ms)
+            got = await self.b.server.claim(self.b.inst, rid, self.b.settings.lease_ms)
             if got == -1:
                 keys = self.b.keys
                 self.b.writer.push(Item(lambda p: p.zrem(keys.live, rid), must=False))
@@ -63,24 +92,22 @@ class Ownership:
             if got != 1:
                 return
             try:
-                rec, _, snap = await self.b.store.read_room(rid)
-                if rec is None or snap is None:
-                    raise owning.Corrupt(f"room {rid} has no record or snapshot")
-                first = int(msgpack.unpackb(snap, raw=False, strict_map_key=False)["n"]) + 1
-                entries = await self.b.store.read_log(rid, first)
-                owner = owning.restore(self.b, rid, rec, snap, entries)
+                restored = await self.b.load_room(rid)
+                if restored is None:
+                    raise Corrupt(f"room {rid} has no record or snapshot")
+                owner = owning.take_up(self.b, restored)
             except DOWN:
                 raise
             except Exception:
                 logger.exception("could not rebuild a room")
                 with contextlib.suppress(*DOWN):
-                    await self.b.store.release(self.b.inst, rid)
+                    await self.b.server.release(self.b.inst, rid)
                 return
             self.b.owned[rid] = owner
             self.b.rooms.rooms[rid] = owner.room
-            await self.b.sub.subscribe(self.b.keys.inbox(rid), partial(self.b._on_in, rid))
+            await self.b.sub.subscribe(self.b.keys.inbox(rid), partial(self.b.on_in, rid))
             self.b.metrics.takeovers.inc()
-            owning.activate(owner)
+            wake(owner.room)
             owner.announce()
             for wait in self.b.joins.values():  # joins waiting here for this room need not wait for a retry
                 if wait.rid == rid:
@@ -88,7 +115,7 @@ class Ownership:
         except DOWN:
             pass
         finally:
-            self.b._claiming.discard(rid)
+            self.b.claiming.discard(rid)
 
     def abandon(self, rid: str, why: str) -> None:
         """Stop owning a room (fenced, or gone from Redis); what was not in the log was never acked."""
@@ -110,7 +137,7 @@ class Ownership:
         """A room this process owns is over (finished long enough, or never filled): gone everywhere."""
         rid = room.rid
         owner = self.b.owned.pop(rid, None)
-        if owner is None or self.b._stopping:
+        if owner is None or self.b.stopping:
             return
         owner.gone = True
         k = self.b.keys
@@ -137,9 +164,9 @@ class Ownership:
                     if renew_slice(rid, holds) == hold_slot:
                         rep.hold_all()
                 hold_slot = (hold_slot + 1) % holds
-                if now >= next_sweep and self.b.store.up:
+                if now >= next_sweep and self.b.server.up:
                     next_sweep = now + lease_s / 3 * random.uniform(0.8, 1.2)
-                    if asyncio.get_running_loop().time() - self.b.store.up_since > lease_s:
+                    if asyncio.get_running_loop().time() - self.b.server.up_since > lease_s:
                         self.b.spawn(self._sweep())
                 self._retry(now)
                 self._beat(now)
@@ -155,7 +182,7 @@ class Ownership:
         lease, me, keys = self.b.settings.lease_ms, self.b.inst, self.b.keys
         if rids:
             # a room's keys share a slot, two rooms' rarely do: on a cluster, one call per room
-            for part in ([[r] for r in rids] if self.b.store.cluster else [rids]):
+            for part in ([[r] for r in rids] if self.b.server.cluster else [rids]):
                 self.b.writer.push(Item(partial(_renew, [(keys.lease(r), keys.room(r)) for r in part], me, lease),
                                       partial(self._renewed, part), must=False))
             until = time.time() * 1000 + lease
@@ -177,7 +204,7 @@ class Ownership:
         """Take over rooms whose owner stopped renewing (a dead process, or all of them restarted)."""
         try:
             now = time.time() * 1000
-            raw = await self.b.store.run(lambda c: c.zrangebyscore(self.b.keys.live, "-inf", now, start=0, num=32))
+            raw = await self.b.server.run(lambda c: c.zrangebyscore(self.b.keys.live, "-inf", now, start=0, num=32))
         except DOWN:
             return
         rids = [r.decode() for r in raw if r.decode() not in self.b.owned]
@@ -211,7 +238,7 @@ class Ownership:
         if not insts:
             return
         try:
-            alive = await self.b.store.run(lambda c: _exists_each(c, [self.b.keys.node(i) for i in insts]))
+            alive = await self.b.server.run(lambda c: _exists_each(c, [self.b.keys.node(i) for i in insts]))
         except DOWN:
             return
         dead = {i for i, ok in zip(insts, alive, strict=True) if not ok}
@@ -234,13 +261,13 @@ class Ownership:
 
     async def _verify(self, rep: Replica) -> None:
         with contextlib.suppress(*DOWN):
-            if await self.b.store.log_head(rep.rid) > rep.n:
+            if await self.b.server.log_head(rep.rid) > rep.n:
                 rep.heal()
         rep.resend(all_of_them=True)
 
     def came_back(self) -> None:
         """Redis answers again: renew at once, so owners keep their rooms before anyone sweeps."""
-        if self.b._ticker is not None:
+        if self.b.ticker is not None:
             self._renew(list(self.b.owned))
         self.b.spawn(self.b.sub.catch_up())
 

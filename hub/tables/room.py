@@ -11,23 +11,24 @@ import asyncio
 import logging
 import random
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgpack
 
-from hub.audience import Audience, audience_key
-from hub.clock import Clock
-from hub.codec import Encoded
-from hub.contests import ContestRunner
-from hub.delta import Shared
 from hub.logs import log
+from hub.tables.audience import Audience, audience_key
+from hub.tables.clock import Clock
+from hub.tables.contests import ContestRunner
+from hub.tables.delta import Shared
+from hub.tables.frames import Encoded
+from hub.tables.seat import BOT_NAMES, FINISHED, PLAYING, WAITING, RoomError, Seat
 from hub.tokens import hash_token, matches, new_token
 from rules.engine import Game, IllegalAction, declares_contests
 
 if TYPE_CHECKING:
-    from hub.connection import Connection
-    from hub.rooms import Rooms
+    from hub.tables.peer import Peer
+    from hub.tables.table import House
 
 
 class Replier(Protocol):
@@ -38,7 +39,7 @@ class Replier(Protocol):
 
 
 class Journal(Protocol):
-    """Where a room's changes go when they must be logged before anyone sees them (hub.owner)."""
+    """Where a room's changes go when they must be logged before anyone sees them (hub.stores.redis.owner)."""
 
     @property
     def busy(self) -> bool: ...
@@ -47,39 +48,10 @@ class Journal(Protocol):
     def presence_changed(self) -> None: ...
     def event(self, frame: Encoded) -> None: ...
     def contest(self, open_contest: Any) -> None: ...
+    def after(self, fn: Callable[[], None]) -> None:
+        """Run `fn` once what was recorded so far is shown to this process's connections."""
 
-logger = logging.getLogger("hub.room")
-
-WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
-#: Bots go by names rather than numbers, which readers kept confusing with seat numbers.
-BOT_NAMES = ("Ada (bot)", "Bram (bot)", "Cleo (bot)", "Dov (bot)", "Edda (bot)", "Finn (bot)", "Gala (bot)",
-             "Hugo (bot)")
-
-
-class RoomError(Exception):
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status = code, message, status
-
-
-@dataclass
-class Seat:
-    index: int
-    name: str | None = None
-    token_hash: str | None = None
-    bot: bool = False
-    conn: Connection | None = None
-    holder: str | None = None         # with Redis: the process and connection that hold the seat
-    dropped_at: float | None = None   # monotonic time the player's connection went away
-    stand_in: bool = False            # a bot plays for a player who left, until they come back
-
-    def here(self) -> bool:
-        return self.conn is not None or self.holder is not None
-
-
-def epoch_ms() -> int:
-    return int(time.time() * 1000)
-
+logger = logging.getLogger("hub.tables.room")
 
 def keepable(action: Any) -> Any:
     """A private copy of an action for the replay log. Actions come from the network as any decoded
@@ -92,7 +64,7 @@ def keepable(action: Any) -> Any:
 
 
 class Room:
-    def __init__(self, rooms: Rooms, rid: str, game: Game, seats: int, options: dict[str, Any],
+    def __init__(self, rooms: House, rid: str, game: Game, seats: int, options: dict[str, Any],
                  hub_options: dict[str, Any], seed: int, bots: list[int]) -> None:
         self._fields(rooms, rid, game, seats, options, hub_options, seed)
         self.state: Any = game.setup(seats, seed, options)
@@ -103,7 +75,7 @@ class Room:
         if all(s.name is not None for s in self.seats):
             self.start()
 
-    def _fields(self, rooms: Rooms, rid: str, game: Game, seats: int, options: dict[str, Any],
+    def _fields(self, rooms: House, rid: str, game: Game, seats: int, options: dict[str, Any],
                 hub_options: dict[str, Any], seed: int) -> None:
         self.rooms = rooms
         self.settings = rooms.settings
@@ -125,7 +97,7 @@ class Room:
         self.clock = Clock(self, float(hub_options.get("decision_seconds") or 0),
                            float(hub_options.get("bank_seconds") or 0))
         self._bot_handles: dict[int, asyncio.TimerHandle] = {}
-        self._rng = random.Random(seed ^ 0x5EED)
+        self.rng = random.Random(seed ^ 0x5EED)
         self.actions = 0
         self.log: list[tuple[int | None, dict[str, Any]]] = []  # every applied action, for replays
         # timed contests, for games that declare them
@@ -183,7 +155,7 @@ class Room:
 
     # ---- connections ---------------------------------------------------------------------------
 
-    def attach(self, conn: Connection, seat: int | None, resume: int | None) -> None:
+    def attach(self, conn: Peer, seat: int | None, resume: int | None) -> None:
         aud = self.audiences[audience_key(seat)]
         if seat is not None:
             s = self.seats[seat]
@@ -202,10 +174,14 @@ class Room:
         if self.contests is not None:
             self.contests.attached(conn, seat)
 
+    def in_turn(self, answer: Callable[[], None]) -> None:
+        """Everything submitted is answered at once here: nothing to wait for."""
+        answer()
+
     async def authenticate(self, token: str) -> int | None:
         return self.seat_of(token)
 
-    def detach(self, conn: Connection) -> None:
+    def detach(self, conn: Peer) -> None:
         for aud in self.audiences.values():
             aud.conns.discard(conn)
         seat = conn.seat
@@ -215,7 +191,7 @@ class Room:
 
     def _dropped(self, seat: int) -> None:
         self.seats[seat].dropped_at = time.monotonic()
-        self.rooms.loop_call_later(self.settings.grace_s, self._grace_over, seat)
+        self.rooms.loop_call_later(self.settings.grace_s, self.grace_over, seat)
 
     def hold(self, seat: int, holder: str) -> str | None:
         """With Redis: a connection on some process holds the seat now; returns the holder it replaced."""
@@ -238,7 +214,7 @@ class Room:
         if self.journal is not None:
             self.journal.presence_changed()
 
-    def _grace_over(self, seat: int) -> None:
+    def grace_over(self, seat: int) -> None:
         s = self.seats[seat]
         if self.status != PLAYING or s.here() or s.dropped_at is None:
             return
@@ -352,7 +328,11 @@ class Room:
         if self.status == PLAYING:
             self._schedule_bots()
             if self.contests is not None:
-                self.contests.check()
+                # a contest opens once the card is shown: its offers follow the delta that shows it
+                if journal is None:
+                    self.contests.check()
+                else:
+                    journal.after(self.contests.check)
         if journal is not None and self.contests is not None:  # edges offer contests to their sockets
             journal.contest(self.contests.open if self.status == PLAYING else None)
 
@@ -393,7 +373,7 @@ class Room:
     # ---- timers --------------------------------------------------------------------------------
 
     def _update_deadline(self) -> None:
-        """Decision times and banks live in hub.clock; the room tells it what the game waits for."""
+        """Decision times and banks live in hub.tables.clock; the room tells it what the game waits for."""
         if not self.clock.enabled:
             return
         active = frozenset(self.game.active(self.state)) if self.status == PLAYING else frozenset()
@@ -408,26 +388,6 @@ class Room:
     def _cancel_deadline(self) -> None:
         self.clock.stop()
 
-    # hub.owner journals and rebuilds the timer under these names
-    @property
-    def _deadline_phase(self) -> tuple[Any, frozenset[int]] | None:
-        return self.clock.key
-
-    @_deadline_phase.setter
-    def _deadline_phase(self, key: tuple[Any, frozenset[int]] | None) -> None:
-        self.clock.restore(key, self.deadline)
-
-    @property
-    def _deadline_handle(self) -> asyncio.TimerHandle | None:
-        return self.clock._handle  # noqa: SLF001
-
-    @_deadline_handle.setter
-    def _deadline_handle(self, handle: asyncio.TimerHandle | None) -> None:
-        self.clock.adopt(handle)
-
-    def _deadline_passed(self) -> None:
-        self.clock.fire()
-
     # ---- bots ----------------------------------------------------------------------------------
 
     def _plays_itself(self, seat: int) -> bool:
@@ -438,8 +398,17 @@ class Room:
         delay = max(0, int(self.hub_options.get("bot_delay_ms", self.settings.bot_delay_ms))) / 1000
         for seat in self.game.active(self.state):
             if self._plays_itself(seat) and seat not in self._bot_handles and self.game.legal(self.state, seat):
-                pause = delay * self._rng.uniform(0.6, 1.4) if delay else 0
+                pause = delay * self.rng.uniform(0.6, 1.4) if delay else 0
                 self._bot_handles[seat] = self.rooms.loop_call_later(pause, self._bot_move, seat)
+
+    def drop_timers(self) -> None:
+        """Cancel every timer the room holds (bots, the decision clock, an open contest): a room taken
+        up from a store starts its own afresh (hub/tables/persist.py, `wake`)."""
+        for seat in list(self._bot_handles):
+            self._cancel_bot(seat)
+        self.clock.adopt(None)
+        if self.contests is not None:
+            self.contests.close()
 
     def _cancel_bot(self, seat: int) -> None:
         h = self._bot_handles.pop(seat, None)
@@ -454,7 +423,7 @@ class Room:
             self._bot_handles[seat] = self.rooms.loop_call_later(0.01, self._bot_move, seat)
             return
         view = self.audiences[audience_key(seat)].view or {}
-        action = self.game.bot_action(view, self._rng)
+        action = self.game.bot_action(view, self.rng)
         if action is None:
             legal = self.game.legal(self.state, seat)
             action = legal[0] if legal else None
@@ -463,7 +432,7 @@ class Room:
         if not self.submit(seat, action, by="bot"):
             legal = self.game.legal(self.state, seat)
             if legal:
-                self.submit(seat, self._rng.choice(legal), by="bot")
+                self.submit(seat, self.rng.choice(legal), by="bot")
 
     # ---- lobby ---------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 The edge part lives where the socket is: it writes each eligible connection its own `contest`
 frame, notes the moment the frame was written (T0), and the arrival of `seen` (A) and of the grab
 (G), all on this process's monotonic clock, and hands the owner a judged reaction time. The owner
-part holds the `Arbiter` of hub.arbitration, which decides when it is safe to settle and who won;
+part holds the `Arbiter` of hub.tables.arbitration, which decides when it is safe to settle and who won;
 the result is announced as an `event`, then applied to the engine as the hub's own action.
 """
 from __future__ import annotations
@@ -16,15 +16,15 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hub import arbitration as arb
 from hub.logs import log
+from hub.tables import arbitration as arb
 from rules.engine import HUB, Contest
 
 if TYPE_CHECKING:
-    from hub.connection import Connection
-    from hub.room import Room
+    from hub.tables.peer import Peer
+    from hub.tables.table import Table
 
-logger = logging.getLogger("hub.contests")
+logger = logging.getLogger("hub.tables.contests")
 
 #: A bot's reaction: lognormal, median about 420 ms, so people can beat it and it still takes some cards.
 BOT_REACTION_MU, BOT_REACTION_SIGMA = math.log(420), 0.25
@@ -38,14 +38,14 @@ def now_ms() -> float:
 class Offer:
     """One connection's part in one contest."""
 
-    conn: Connection
+    conn: Peer
     seat: int
     nonce: str
     stamp: arb.Stamp = field(default_factory=arb.Stamp)
     tried: bool = False
 
 
-def grab_refusal(offer: Offer | None, conn: Connection, tried: bool) -> str | None:
+def grab_refusal(offer: Offer | None, conn: Peer, tried: bool) -> str | None:
     """Why a grab cannot be judged, the same where the room is owned and on an edge; None if it can."""
     if offer is None or offer.conn is not conn:
         return "that is not this connection's open contest"
@@ -67,7 +67,7 @@ class Open:
 
 
 class ContestRunner:
-    def __init__(self, room: Room) -> None:
+    def __init__(self, room: Table) -> None:
         self.room = room
         self.params = arb.Params()
         if room.hub_options.get("grab_window_ms"):
@@ -104,7 +104,7 @@ class ContestRunner:
         self.open.close_handle = self.room.rooms.loop_call_later((arbiter.latest_close - opened) / 1000, self._settle)
         self._schedule_settle()
 
-    def attached(self, conn: Connection, seat: int | None) -> None:
+    def attached(self, conn: Peer, seat: int | None) -> None:
         """A seat that (re)connects while a contest is open gets its own offer, timed from then."""
         op = self.open
         if op is None or seat is None or seat not in op.contest.eligible:
@@ -113,7 +113,7 @@ class ContestRunner:
             return
         self._offer(conn, seat)
 
-    def _offer(self, conn: Connection, seat: int) -> None:
+    def _offer(self, conn: Peer, seat: int) -> None:
         op = self.open
         assert op is not None
         nonce = secrets.token_urlsafe(12)
@@ -141,7 +141,7 @@ class ContestRunner:
         card = op.contest.info.get("card")
         if callable(wants) and not wants(view, card):
             return
-        reaction = room._rng.lognormvariate(BOT_REACTION_MU, BOT_REACTION_SIGMA)  # noqa: SLF001
+        reaction = room.rng.lognormvariate(BOT_REACTION_MU, BOT_REACTION_SIGMA)
         if reaction >= self.params.window_ms:
             return
         key = op.contest.key
@@ -158,13 +158,13 @@ class ContestRunner:
 
     # ---- what the sockets say ---------------------------------------------------------------------
 
-    def seen(self, conn: Connection, nonce: Any) -> None:
+    def seen(self, conn: Peer, nonce: Any) -> None:
         op = self.open
         offer = op.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
         if offer is not None and offer.conn is conn:
             offer.stamp.on_seen(now_ms())
 
-    def grab(self, conn: Connection, act_id: int, action: dict[str, Any]) -> None:
+    def grab(self, conn: Peer, act_id: int, action: dict[str, Any]) -> None:
         at = now_ms()
         op = self.open
         nonce = action.get("contest")

@@ -17,27 +17,44 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import jsonpatch
 import msgpack
 
-from hub.audience import Audience, audience_key
-from hub.broker.store import DOWN
-from hub.codec import Encoded
-from hub.edge_contests import EdgeContests
 from hub.logs import log
+from hub.stores.redis.edge_contests import EdgeContests
+from hub.stores.redis.server import DOWN
+from hub.tables.audience import Audience, audience_key
+from hub.tables.frames import Encoded
 from hub.tokens import matches
 from rules.engine import declares_contests
 from rules.registry import GAMES
 
 if TYPE_CHECKING:
-    from hub.broker.redis import RedisBroker
-    from hub.connection import Connection
-    from hub.owner import Owner
+    from hub.metrics import Metrics
+    from hub.settings import Settings
+    from hub.stores.redis.owner import Owner
+    from hub.stores.redis.server import Server
+    from hub.tables.peer import Peer
+    from hub.tables.room import Room
 
-logger = logging.getLogger("hub.replica")
+
+class Host(Protocol):
+    """The process's Redis store (hub/stores/redis/store.py), as the relay of a room sees it."""
+
+    settings: Settings
+    metrics: Metrics
+    server: Server
+
+    def send_command(self, rid: str, msg: dict[str, Any]) -> None: ...
+    def holder_id(self, conn: Peer) -> str: ...
+    def next_id(self) -> str: ...
+    def forget(self, rep: Replica) -> None: ...
+
+logger = logging.getLogger("hub.stores.redis.replica")
 
 CLOSE_TAKEN_OVER, CLOSE_NO_ROOM, CLOSE_RESYNC = 4009, 4004, 1012
 
@@ -101,7 +118,7 @@ class Follower(Audience):
 
 @dataclass
 class Pending:
-    conn: Connection | None
+    conn: Peer | None
     act_id: int | None
     msg: dict[str, Any]
     sent: float
@@ -111,16 +128,16 @@ class Pending:
 
 
 class Replica:
-    def __init__(self, broker: RedisBroker, rid: str, game: str, n: int, status: str,
+    def __init__(self, store: Host, rid: str, game: str, n: int, status: str,
                  audiences: dict[str, Follower], tokens: list[str | None]) -> None:
-        self.broker = broker
+        self.store = store
         self.rid = rid
         self.game = game
         self.n = n
         self.status = status
         self.audiences = audiences
         self.tokens = tokens
-        self.holders: dict[int, Connection] = {}
+        self.holders: dict[int, Peer] = {}
         self.pending: dict[str, Pending] = {}
         self.early: list[tuple[int, dict[str, Any], dict[str, Encoded]]] = []
         self.healing: asyncio.Task[None] | None = None
@@ -132,26 +149,29 @@ class Replica:
     # ---- making one ----------------------------------------------------------------------------
 
     @classmethod
-    def from_snapshot(cls, broker: RedisBroker, rid: str, rec: bytes, tokens: bytes | None,
+    def from_snapshot(cls, store: Host, rid: str, rec: bytes, tokens: bytes | None,
                       snap: bytes) -> Replica:
         r, s = unpack(rec), unpack(snap)
-        history = broker.settings.delta_history
+        history = store.settings.delta_history
         auds = {}
         for seat in [None, *range(int(r["seats"]))]:
             key = audience_key(seat)
             seq, view = s["aud"][key]
             auds[key] = Follower(seat, history, int(seq), view)
         toks = json.loads(tokens) if tokens else [x[1] for x in s["seats"]]
-        return cls(broker, rid, str(r["game"]), int(s["n"]), str(s["status"]), auds, toks)
+        return cls(store, rid, str(r["game"]), int(s["n"]), str(s["status"]), auds, toks)
 
     @classmethod
-    def from_owner(cls, broker: RedisBroker, owner: Owner) -> Replica:
+    def from_owner(cls, store: Host, owner: Owner) -> Replica:
         """The owner's own audiences as they stand, when its last change is in the log: no reads."""
-        room = owner.room
-        history = broker.settings.delta_history
+        return cls.from_room(store, owner.room, owner.n)
+
+    @classmethod
+    def from_room(cls, store: Host, room: Room, n: int) -> Replica:
+        """A room's audiences as they stand after entry `n` (this process's own, or one rebuilt)."""
+        history = store.settings.delta_history
         auds = {key: Follower(a.seat, history, a.seq, a.view, list(a.history)) for key, a in room.audiences.items()}
-        return cls(broker, room.rid, room.game.id, owner.n, room.status, auds,
-                   [s.token_hash for s in room.seats])
+        return cls(store, room.rid, room.game.id, n, room.status, auds, [s.token_hash for s in room.seats])
 
     # ---- the log, as it comes --------------------------------------------------------------------
 
@@ -221,7 +241,7 @@ class Replica:
         elif x == "tk":
             seat, holder = msg.get("s"), msg.get("h")
             conn = self.holders.get(seat) if isinstance(seat, int) else None
-            if conn is not None and self.broker.holder_id(conn) != holder:
+            if conn is not None and self.store.holder_id(conn) != holder:
                 del self.holders[seat]  # type: ignore[arg-type]
                 for aud in self.audiences.values():
                     aud.conns.discard(conn)
@@ -245,11 +265,11 @@ class Replica:
             self.healing = asyncio.create_task(self._heal())
 
     async def _heal(self) -> None:
-        self.broker.metrics.gap_heals.inc()
+        self.store.metrics.gap_heals.inc()
         try:
             for attempt in range(50):
                 try:
-                    entries = await self.broker.store.read_log(self.rid, self.n + 1)
+                    entries = await self.store.server.read_log(self.rid, self.n + 1)
                 except DOWN:
                     await asyncio.sleep(min(2.0, 0.1 * (attempt + 1)))
                     continue
@@ -281,15 +301,15 @@ class Replica:
                 conn.close(code, reason)
             aud.release()
         self.holders.clear()
-        self.broker.forget(self)
+        self.store.forget(self)
 
-    # ---- connections (hub.broker.Target) -------------------------------------------------------
+    # ---- connections (hub.stores.base.Target) -------------------------------------------------------
 
     async def authenticate(self, token: str) -> int | None:
         seat = self._match(token)
         if seat is None:  # a join on another process that this one has not seen yet
             try:
-                raw = await self.broker.store.run(lambda c: c.hget(self.broker.store.keys.room(self.rid), "tokens"))
+                raw = await self.store.server.run(lambda c: c.hget(self.store.server.keys.room(self.rid), "tokens"))
             except DOWN:
                 return None
             if raw:
@@ -305,7 +325,11 @@ class Replica:
                 found = i
         return found
 
-    def attach(self, conn: Connection, seat: int | None, resume: int | None) -> None:
+    def in_turn(self, answer: Callable[[], None]) -> None:
+        """Answers to actions come from the owner, through the log; a ping is not held behind them."""
+        answer()
+
+    def attach(self, conn: Peer, seat: int | None, resume: int | None) -> None:
         aud = self.audiences[audience_key(seat)]
         if seat is not None:
             old = self.holders.get(seat)
@@ -313,20 +337,20 @@ class Replica:
             if old is not None and old is not conn:
                 aud.conns.discard(old)
                 old.close(CLOSE_TAKEN_OVER, "taken over by a new connection")
-            self.broker.send_command(self.rid, {"k": "hold", "s": seat, "h": self.broker.holder_id(conn)})
+            self.store.send_command(self.rid, {"k": "hold", "s": seat, "h": self.store.holder_id(conn)})
         for frame in aud.welcome(self.rid, self.game, resume):
             conn.send(frame)
         aud.conns.add(conn)
         if self.contests is not None:
             self.contests.attached(conn, seat)
 
-    def detach(self, conn: Connection) -> None:
+    def detach(self, conn: Peer) -> None:
         for aud in self.audiences.values():
             aud.conns.discard(conn)
         seat = conn.seat
         if seat is not None and self.holders.get(seat) is conn:
             del self.holders[seat]
-            self.broker.send_command(self.rid, {"k": "free", "s": seat, "h": self.broker.holder_id(conn)})
+            self.store.send_command(self.rid, {"k": "free", "s": seat, "h": self.store.holder_id(conn)})
         for p in self.pending.values():
             if p.conn is conn:
                 p.conn = None
@@ -338,12 +362,12 @@ class Replica:
         self.forward(conn, act_id, {"k": "act", "s": seat, "a": action, "q": seq})
         return True
 
-    def forward(self, conn: Connection | None, act_id: int | None, msg: dict[str, Any]) -> None:
+    def forward(self, conn: Peer | None, act_id: int | None, msg: dict[str, Any]) -> None:
         """Send a command to the owner under a fresh action id; its answer goes back to `conn`."""
-        aid = self.broker.next_id()
+        aid = self.store.next_id()
         msg["aid"] = aid
         self.pending[aid] = Pending(conn, act_id, msg, time.monotonic())
-        self.broker.send_command(self.rid, msg)
+        self.store.send_command(self.rid, msg)
 
     def resend(self, all_of_them: bool = False, older_than: float = 1.0) -> bool:
         """Send again what the owner has not answered (lost, or the owner died); True if any is old."""
@@ -355,7 +379,7 @@ class Replica:
             if all_of_them or now - p.sent > older_than:
                 stuck = stuck or now - p.sent > 2 * older_than
                 p.sent, p.tries = now, p.tries + 1
-                self.broker.send_command(self.rid, p.msg)
+                self.store.send_command(self.rid, p.msg)
         if all_of_them:
             self.hold_all()
         return stuck
@@ -363,7 +387,7 @@ class Replica:
     def hold_all(self) -> None:
         """Tell the owner again which seats this process's connections hold (it may be a new owner)."""
         for seat, conn in self.holders.items():
-            self.broker.send_command(self.rid, {"k": "hold", "s": seat, "h": self.broker.holder_id(conn), "re": True})
+            self.store.send_command(self.rid, {"k": "hold", "s": seat, "h": self.store.holder_id(conn), "re": True})
 
     def idle(self) -> bool:
         return not self.pending and not any(aud.conns for aud in self.audiences.values())

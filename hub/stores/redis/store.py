@@ -1,9 +1,9 @@
 """Rooms shared through Redis: any process takes any connection and any lobby call.
 
 Each room has one owner process, holding an expiring lease (`hub:{rid}:lease`) that it renews every
-third of its length. The owner runs the room (hub.room + hub.owner): commands reach it on the room's
+third of its length. The owner runs the room (hub.tables.room + hub.stores.redis.owner): commands reach it on the room's
 `in` channel, or directly when they arise here; every change goes to the room's log before it goes
-out on the `out` channel. Every process with connections to the room keeps a replica (hub.replica)
+out on the `out` channel. Every process with connections to the room keeps a replica (hub.stores.redis.replica)
 that relays the owner's deltas to them.
 
 When an owner dies its leases lapse; another process claims each room (on the sweep of `hub:live`,
@@ -21,30 +21,31 @@ import json
 import logging
 import secrets
 import time
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from hub import owner as owning
-from hub import replay
-from hub.broker import Broker, Target, no_room, not_finished, unavailable
-from hub.broker.ownership import Ownership, release_one
-from hub.broker.pubsub import Subscriber
-from hub.broker.store import DOWN, Item, Store, Writer, valid_rid
-from hub.codec import Encoded
 from hub.logs import log
 from hub.metrics import Metrics
-from hub.replica import Replica
-from hub.room import FINISHED, Room, RoomError, info_of, summary_of
 from hub.settings import Settings
+from hub.stores.base import Store, Target, no_room, not_finished, unavailable
+from hub.stores.redis import owner as owning
+from hub.stores.redis.ownership import JoinWait, Ownership, release_one
+from hub.stores.redis.pubsub import Subscriber
+from hub.stores.redis.replica import Replica
+from hub.stores.redis.server import DOWN, Item, Server, Writer, valid_rid
+from hub.tables import persist, replay
+from hub.tables.frames import Encoded
+from hub.tables.persist import Restored
+from hub.tables.room import Room, info_of, summary_of
+from hub.tables.seat import FINISHED, RoomError
 from hub.tokens import hash_token, new_token
 
 if TYPE_CHECKING:
-    from hub.connection import Connection
+    from hub.tables.peer import Peer
 
-logger = logging.getLogger("hub.broker")
+logger = logging.getLogger("hub.stores.redis")
 
 LISTING_MAX = 500          # chosen here: the lobby lists the newest public rooms, not every one ever made
 JOIN_TIMEOUT_S = 10.0
@@ -54,15 +55,7 @@ def pack(obj: Any) -> bytes:
     return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
 
 
-@dataclass
-class JoinWait:
-    rid: str
-    msg: dict[str, Any]
-    fut: asyncio.Future[int]
-    sent: float
-
-
-class RedisBroker(Broker):
+class RedisStore(Store):
     kind = "redis"
 
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
@@ -71,30 +64,30 @@ class RedisBroker(Broker):
         # name (a restart while the old one still holds leases, a copy-pasted unit) would otherwise
         # both pass each other's lease checks and write one room's log from two diverging states
         self.inst = f"{settings.instance}.{secrets.token_hex(4)}" if settings.instance else secrets.token_hex(6)
-        self.store = Store(settings.redis, settings.redis_prefix, metrics)
-        self.keys = self.store.keys
-        self.writer = Writer(self.store)
+        self.server = Server(settings.redis, settings.redis_prefix, metrics)
+        self.keys = self.server.keys
+        self.writer = Writer(self.server)
         self.own = Ownership(self)
-        self.sub = Subscriber(self.store, self.own.reconnected)
+        self.sub = Subscriber(self.server, self.own.reconnected)
         self.owned: dict[str, owning.Owner] = {}
         self.replicas: dict[str, Replica] = {}
         self.joins: dict[str, JoinWait] = {}
         self._booting: dict[str, list[bytes]] = {}
         self._enter_locks: dict[str, asyncio.Lock] = {}
-        self._claiming: set[str] = set()
+        self.claiming: set[str] = set()
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._ticker: asyncio.Task[None] | None = None
-        self._stopping = False
+        self.ticker: asyncio.Task[None] | None = None
+        self.stopping = False
         self.rooms.on_drop = self.own.dropped
-        self.store.on_up.append(self.own.came_back)
+        self.server.on_up.append(self.own.came_back)
         metrics.broker_up.set(0)
 
     # ---- life ----------------------------------------------------------------------------------
 
     @property
     def up(self) -> bool:
-        return self.store.up
+        return self.server.up
 
     async def start(self) -> None:
         await super().start()
@@ -104,17 +97,17 @@ class RedisBroker(Broker):
             # Say this process is alive before it serves anyone: an owner that finds a seat held by
             # one of its connections looks for this key (Ownership._check_holders), and without it
             # took the first seconds' holders for a dead process's and freed their seats.
-            await self.store.run(lambda c: c.set(node, b"1", px=alive_ms))
+            await self.server.run(lambda c: c.set(node, b"1", px=alive_ms))
         except DOWN as e:
             log(logger, logging.WARNING, "redis is not answering yet; retrying", error=repr(e)[:200])
         await self.sub.subscribe(self.keys.rx(self.inst), self._on_rx)
-        self._ticker = asyncio.create_task(self.own.tick())
+        self.ticker = asyncio.create_task(self.own.tick())
 
     async def stop(self) -> None:
         """Hand every room back: leases released at once, so another process takes them right away."""
-        self._stopping = True
-        if self._ticker is not None:
-            self._ticker.cancel()
+        self.stopping = True
+        if self.ticker is not None:
+            self.ticker.cancel()
         keys, me = self.keys, self.inst
         for rid, owner in list(self.owned.items()):
             owner.gone = True
@@ -130,9 +123,9 @@ class RedisBroker(Broker):
         for t in list(self._tasks):
             t.cancel()
         await super().stop()
-        if self.store.client is not None:
+        if self.server.client is not None:
             with contextlib.suppress(Exception):
-                await self.store.client.aclose()
+                await self.server.client.aclose()
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -142,7 +135,7 @@ class RedisBroker(Broker):
     def next_id(self) -> str:
         return f"{self.inst}:{next(self._ids)}"
 
-    def holder_id(self, conn: Connection) -> str:
+    def holder_id(self, conn: Peer) -> str:
         return f"{self.inst}/{conn.serial}"
 
     def go_deaf(self, seconds: float) -> None:
@@ -152,7 +145,7 @@ class RedisBroker(Broker):
     # ---- the lobby -----------------------------------------------------------------------------
 
     async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str) -> dict[str, Any]:
-        if not self.store.up:
+        if not self.server.up:
             raise unavailable()
         room = self.rooms.build(game, seats, options, bots, ip)
         owner, created = owning.create(self, room)
@@ -160,7 +153,7 @@ class RedisBroker(Broker):
         self.owned[rid] = owner
         self.rooms.rooms[rid] = room
         try:
-            await self.sub.subscribe(self.keys.inbox(rid), partial(self._on_in, rid))
+            await self.sub.subscribe(self.keys.inbox(rid), partial(self.on_in, rid))
             ok = await asyncio.wait_for(created, 5)
         except TimeoutError:
             ok = False
@@ -179,8 +172,8 @@ class RedisBroker(Broker):
 
     async def listing(self) -> list[dict[str, Any]]:
         try:
-            rids = [r.decode() for r in await self.store.run(lambda c: c.zrange(self.keys.index, -LISTING_MAX, -1))]
-            metas = await self.store.metas(rids)
+            rids = [r.decode() for r in await self.server.run(lambda c: c.zrange(self.keys.index, -LISTING_MAX, -1))]
+            metas = await self.server.metas(rids)
         except DOWN:
             raise unavailable() from None
         out, gone = [], []
@@ -201,7 +194,7 @@ class RedisBroker(Broker):
         if not valid_rid(rid):
             return None
         try:
-            raw = await self.store.run(lambda c: c.hget(self.keys.room(rid), "meta"))
+            raw = await self.server.run(lambda c: c.hget(self.keys.room(rid), "meta"))
         except DOWN:
             raise unavailable() from None
         return info_of(json.loads(raw)) if raw else None
@@ -235,18 +228,32 @@ class RedisBroker(Broker):
         if not valid_rid(rid):
             return None
         try:
-            rec, _, snap = await self.store.read_room(rid)
-            if rec is None or snap is None:
-                return None
-            first = int(msgpack.unpackb(snap, raw=False, strict_map_key=False)["n"]) + 1
-            entries = await self.store.read_log(rid, first)
+            restored = await self.load_room(rid)
         except DOWN:
             raise unavailable() from None
-        shadow = owning.restore(self, rid, rec, snap, entries)
+        if restored is None:
+            return None
+        shadow = owning.take_up(self, restored)
         shadow.gone = True  # read only: it never writes, runs nothing, and is dropped at once
         if shadow.room.status != FINISHED:
             raise not_finished()
         return replay.build(shadow.room)
+
+    async def load_room(self, rid: str) -> Restored | None:
+        """A room as Redis holds it: its latest snapshot and the log after it, or, when the snapshot
+        cannot be read, its record and the whole log (hub.tables.persist). None when there is none."""
+        rec, _, snap = await self.server.read_room(rid)
+        if rec is None or snap is None:
+            return None
+        first = persist.snapshot_n(snap) + 1
+        entries = await self.server.read_log(rid, first)
+        try:
+            return persist.restore(self.rooms, rid, rec, snap, entries)
+        except persist.Unreadable as e:
+            log(logger, logging.WARNING, "snapshot refused; rebuilding the room from its log", room=rid,
+                why=str(e)[:200])
+            self.metrics.snapshots_refused.inc()
+            return persist.rebuild(self.rooms, rid, rec, entries if first == 1 else await self.server.read_log(rid, 1))
 
     # ---- connections ---------------------------------------------------------------------------
 
@@ -277,14 +284,22 @@ class RedisBroker(Broker):
             if owner is not None and not owner.busy:
                 rep = Replica.from_owner(self, owner)
             else:
-                rec, tokens, snap = await self.store.read_room(rid)
+                rec, tokens, snap = await self.server.read_room(rid)
                 if rec is None or snap is None:
                     self._booting.pop(rid, None)
                     await self.sub.unsubscribe(channel)
                     return None
-                rep = Replica.from_snapshot(self, rid, rec, tokens, snap)
-                for _, blob in await self.store.read_log(rid, rep.n + 1):
-                    rep.on_out(blob)
+                if persist.readable(snap):
+                    rep = Replica.from_snapshot(self, rid, rec, tokens, snap)
+                    for _, blob in await self.server.read_log(rid, rep.n + 1):
+                        rep.on_out(blob)
+                else:  # a snapshot this hub cannot read: follow the room as its log rebuilds it
+                    restored = await self.load_room(rid)
+                    if restored is None:
+                        self._booting.pop(rid, None)
+                        await self.sub.unsubscribe(channel)
+                        return None
+                    rep = Replica.from_room(self, restored.room, restored.n)
         except DOWN:
             self._booting.pop(rid, None)
             raise unavailable() from None
@@ -312,12 +327,12 @@ class RedisBroker(Broker):
             owner.handle(msg)
             return
         self.metrics.forwarded.labels(str(msg.get("k"))).inc()
-        channel, data, store = self.keys.inbox(rid), pack(msg), self.store
-        self.writer.push(Item(lambda p: store.publish(p, channel, data), must=False))
+        channel, data, server = self.keys.inbox(rid), pack(msg), self.server
+        self.writer.push(Item(lambda p: server.publish(p, channel, data), must=False))
 
     def publish_out(self, rid: str, msg: dict[str, Any] | bytes) -> None:
-        channel, data, store = self.keys.out(rid), msg if isinstance(msg, bytes) else pack(msg), self.store
-        self.writer.push(Item(lambda p: store.publish(p, channel, data), must=False))
+        channel, data, server = self.keys.out(rid), msg if isinstance(msg, bytes) else pack(msg), self.server
+        self.writer.push(Item(lambda p: server.publish(p, channel, data), must=False))
 
     def answer(self, rid: str, aid: str, msg: dict[str, Any]) -> None:
         """An owner's answer to one forwarded action, in order behind the entries before it."""
@@ -339,8 +354,8 @@ class RedisBroker(Broker):
         if rx == self.inst:
             self.writer.push(Item(None, lambda _: self._joined(msg)))
         else:
-            channel, data, store = self.keys.rx(rx), pack(msg), self.store
-            self.writer.push(Item(lambda p: store.publish(p, channel, data), must=False))
+            channel, data, server = self.keys.rx(rx), pack(msg), self.server
+            self.writer.push(Item(lambda p: server.publish(p, channel, data), must=False))
 
     def delivered(self, rid: str, n: int, entry: dict[str, Any], changed: list[tuple[str, Encoded]]) -> None:
         """An entry this process owns is in the log: its own connections get it without a round trip."""
@@ -348,7 +363,7 @@ class RedisBroker(Broker):
         if rep is not None:
             rep.on_entry(n, entry, dict(changed))
 
-    def _on_in(self, rid: str, data: bytes) -> None:
+    def on_in(self, rid: str, data: bytes) -> None:
         owner = self.owned.get(rid)
         if owner is not None:
             owner.handle(msgpack.unpackb(data, raw=False, strict_map_key=False))

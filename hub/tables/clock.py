@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 from hub.logs import log
 
 if TYPE_CHECKING:
-    from hub.room import Room
+    from hub.tables.table import Table
 
-logger = logging.getLogger("hub.clock")
+logger = logging.getLogger("hub.tables.clock")
 
 #: A seat that ran out of time and must still act in the same decision gets this long again at least,
 #: so a timeout action that leaves the seat active cannot spin.
@@ -42,7 +42,7 @@ class Running:
 
 
 class Clock:
-    def __init__(self, room: Room, decision_seconds: float, bank_seconds: float) -> None:
+    def __init__(self, room: Table, decision_seconds: float, bank_seconds: float) -> None:
         self.room = room
         self.decision_s = max(0.0, decision_seconds)
         self.banked = bank_seconds > 0
@@ -69,7 +69,7 @@ class Clock:
         times = [d for d in (self.deadline_of(s) for s in self.running) if d is not None]
         return min(times) if times else None
 
-    # ---- fail-over (hub.owner journals the room's timer as a deadline and a decision key) ----------
+    # ---- fail-over (hub.stores.redis.owner journals the room's timer as a deadline and a decision key) ----------
 
     @property
     def key(self) -> tuple[Any, frozenset[int]] | None:

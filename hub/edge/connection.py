@@ -3,7 +3,7 @@
 Frames leave through one queue drained by one writer task, so a slow reader costs the room
 nothing: when its queue is full it is closed with 4008 and may resume later. A frame that would be
 first in an empty queue, with nothing in flight and the socket's buffer empty, is written at once
-instead (hub/direct.py): the same order, without the writer's wake-up. (An earlier eager send wrote
+instead (hub/edge/direct.py): the same order, without the writer's wake-up. (An earlier eager send wrote
 whenever the queue was empty, however much the socket still held, and so hid a stalled reader from
 the queue bound; the empty buffer is what keeps that bound.)
 """
@@ -22,16 +22,17 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from hub.arbitration import RoundTrips
-from hub.codec import CODECS, BadFrame, Codec, Encoded, decode, encode
-from hub.direct import SCOPE_KEY, direct_writer
+from hub.edge.codec import CODECS, BadFrame, Codec, decode, encode
+from hub.edge.direct import SCOPE_KEY, direct_writer
 from hub.logs import log
-from hub.room import RoomError, epoch_ms
+from hub.tables.arbitration import RoundTrips
+from hub.tables.frames import Encoded
+from hub.tables.seat import RoomError, epoch_ms
 
 if TYPE_CHECKING:
-    from hub.broker import Broker, Target
+    from hub.stores.base import Store, Target
 
-logger = logging.getLogger("hub.connection")
+logger = logging.getLogger("hub.edge.connection")
 
 CLOSE_BAD_HELLO, CLOSE_UNKNOWN_TOKEN, CLOSE_NO_ROOM, CLOSE_TOO_SLOW, CLOSE_TAKEN_OVER = 4000, 4001, 4004, 4008, 4009
 CLOSE_TOO_LARGE = 1009
@@ -56,14 +57,14 @@ _SERIALS = itertools.count(1)
 class Connection:
     # slots: a broadcast reads a few of these on every connection in a row, and at thousands of
     # connections an instance dictionary is one more cache miss per delivery
-    __slots__ = ("broker", "settings", "metrics", "ws", "codec", "ip", "room", "seat", "queue", "_wake",
+    __slots__ = ("store", "settings", "metrics", "ws", "codec", "ip", "room", "seat", "queue", "_wake",
                  "_closing", "_writer", "last_in", "_tokens", "_refill_at", "_ping_id", "_last_ping",
                  "round_trips", "_direct", "_backlog", "serial")
 
-    def __init__(self, broker: Broker, ws: WebSocket, codec: Codec, ip: str) -> None:
-        self.broker = broker
-        self.settings = broker.settings
-        self.metrics = broker.metrics
+    def __init__(self, store: Store, ws: WebSocket, codec: Codec, ip: str) -> None:
+        self.store = store
+        self.settings = store.settings
+        self.metrics = store.metrics
         # never reused in this process, as `id(self)` is once the object is freed: a seat's holder is
         # named by it across processes, and a new connection must not pass for one that went
         self.serial = next(_SERIALS)
@@ -107,6 +108,20 @@ class Connection:
         self.metrics.errors.labels(code).inc()
         self.send_frame({"t": "error", "id": act_id if is_int(act_id) else None, "code": code, "message": message})
 
+    def refuse(self, act_id: Any, code: str, message: str) -> None:
+        """An error that answers one frame, in turn behind the answers to the frames before it."""
+        self.in_turn(lambda: self.error(act_id, code, message))
+
+    def in_turn(self, answer: Callable[[], None]) -> None:
+        """Answer a frame after the frames before it have been answered: a store that commits a
+        change before it is shown (SQLite) answers an action late, and a ping sent after it must not
+        overtake it."""
+        room = self.room
+        if room is None:
+            answer()
+        else:
+            room.in_turn(answer)
+
     def _push(self, data: bytes | str, written: Callable[[float], None] | None = None) -> None:
         if self._closing is not None:
             return
@@ -141,7 +156,7 @@ class Connection:
         """Drop a reader that stopped reading: its socket is full, so no close frame could get through."""
         if self._writer is not None:
             self._writer.cancel()
-        # the server's own send (hub/direct.py): Starlette's `ws._send` is its exception wrapper
+        # the server's own send (hub/edge/direct.py): Starlette's `ws._send` is its exception wrapper
         protocol = getattr(self.ws.scope.get(SCOPE_KEY), "__self__", None)
         transport = getattr(protocol, "transport", None)
         if transport is not None and hasattr(transport, "abort"):
@@ -171,7 +186,7 @@ class Connection:
 
     async def run(self) -> None:
         self._writer = asyncio.create_task(self._write())
-        self.broker.conns.add(self)
+        self.store.conns.add(self)
         self.metrics.connections.labels("pending").inc()
         role = "pending"
         try:
@@ -188,7 +203,7 @@ class Connection:
             self.close(1011, "internal error")
         finally:
             self.metrics.connections.labels(role).dec()
-            self.broker.conns.discard(self)
+            self.store.conns.discard(self)
             if self.room is not None:
                 self.room.detach(self)
             if self._closing is None:
@@ -242,7 +257,7 @@ class Connection:
             self.close(CLOSE_BAD_HELLO, "token must be a string and resume an integer")
             return None
         try:
-            room = await self.broker.enter(frame["room"])
+            room = await self.store.enter(frame["room"])
         except RoomError:
             self.close(CLOSE_TRY_LATER, "the room store does not answer; try again shortly")
             return None
@@ -271,7 +286,7 @@ class Connection:
             try:
                 frame = decode(data, self.codec)
             except BadFrame as e:
-                self.error(None, "bad_frame", str(e))
+                self.refuse(None, "bad_frame", str(e))
                 continue
             self._dispatch(frame)
 
@@ -287,12 +302,12 @@ class Connection:
         if self._tokens < -burst:
             self.close(CLOSE_TOO_SLOW, "too many frames")
         else:
-            self.error(None, "rate_limited", "too many frames; slow down")
+            self.refuse(None, "rate_limited", "too many frames; slow down")
         return False
 
     def _dispatch(self, frame: Any) -> None:
         if not isinstance(frame, dict) or not isinstance(frame.get("t"), str):
-            self.error(None, "bad_message", "a frame is a map with a string 't'")
+            self.refuse(None, "bad_message", "a frame is a map with a string 't'")
             return
         t = frame["t"]
         fid = frame.get("id")
@@ -300,14 +315,14 @@ class Connection:
         assert room is not None
         if t == "act":
             if not is_int(fid):
-                self.error(None, "bad_message", "act needs an integer id")
+                self.refuse(None, "bad_message", "act needs an integer id")
                 return
             action, seq = frame.get("action"), frame.get("seq")
             if not isinstance(action, dict) or (seq is not None and not is_int(seq)):
-                self.error(fid, "bad_message", "act needs an action map and an optional integer seq")
+                self.refuse(fid, "bad_message", "act needs an action map and an optional integer seq")
                 return
             if self.seat is None:
-                self.error(fid, "unauthorized", "spectators cannot act")
+                self.refuse(fid, "unauthorized", "spectators cannot act")
                 return
             if room.contests is not None and action.get("type") == "grab":
                 room.contests.grab(self, fid, action)
@@ -315,9 +330,9 @@ class Connection:
             room.submit(self.seat, action, conn=self, act_id=fid, seq=seq)
         elif t == "ping":
             if not is_int(fid):
-                self.error(None, "bad_message", "ping needs an integer id")
+                self.refuse(None, "bad_message", "ping needs an integer id")
                 return
-            self.send_frame({"t": "pong", "id": fid, "s": epoch_ms()})
+            self.in_turn(lambda: self.send_frame({"t": "pong", "id": fid, "s": epoch_ms()}))
         elif t == "pong":
             if isinstance(fid, int):
                 self.pong(fid)
@@ -325,9 +340,9 @@ class Connection:
             if room.contests is not None:
                 room.contests.seen(self, fid)
         elif t == "hello":
-            self.error(None, "bad_message", "hello was already said")
+            self.refuse(None, "bad_message", "hello was already said")
         else:
-            self.error(fid if is_int(fid) else None, "bad_message", f"unknown frame type {t[:40]!r}")
+            self.refuse(fid if is_int(fid) else None, "bad_message", f"unknown frame type {t[:40]!r}")
 
     # ---- round trips and liveness --------------------------------------------------------------
 
@@ -358,10 +373,10 @@ class Endpoint:
 
 
 async def endpoint(ws: WebSocket) -> None:
-    broker: Broker = ws.app.state.broker
+    store: Store = ws.app.state.store
     codec, chosen = pick_codec(list(ws.scope.get("subprotocols") or []))
     ip = (ws.client.host if ws.client else "") or ""
-    rooms = broker.rooms
+    rooms = store.rooms
     if not rooms.admit(ip):
         # accepted, then closed, so that the client sees a close code rather than a refused handshake
         await ws.accept(subprotocol=chosen)
@@ -370,6 +385,6 @@ async def endpoint(ws: WebSocket) -> None:
         return
     try:
         await ws.accept(subprotocol=chosen)
-        await Connection(broker, ws, codec, ip).run()
+        await Connection(store, ws, codec, ip).run()
     finally:
         rooms.release(ip)

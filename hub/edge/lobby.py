@@ -8,8 +8,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from hub.broker import Broker
-from hub.room import RoomError
+from hub.stores.base import Store
+from hub.tables.seat import RoomError
 
 MAX_BODY = 16 * 1024
 NAME_MAX = 24
@@ -48,13 +48,13 @@ async def body(request: Request) -> Any:
         raise RoomError("bad_json", "the body is not JSON") from None
 
 
-def broker_of(request: Request) -> Broker:
-    broker: Broker = request.app.state.broker
-    return broker
+def store_of(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
 
 
 async def list_games(request: Request) -> Response:
-    return JSONResponse(broker_of(request).games())
+    return JSONResponse(store_of(request).games())
 
 
 async def create_room(request: Request) -> Response:
@@ -63,7 +63,7 @@ async def create_room(request: Request) -> Response:
         if not isinstance(data, dict):
             raise RoomError("bad_request", "the body must be a JSON object")
         ip = request.client.host if request.client else ""
-        made = await broker_of(request).create(data.get("game"), data.get("seats"), data.get("options"),
+        made = await store_of(request).create(data.get("game"), data.get("seats"), data.get("options"),
                                                data.get("bots"), ip)
     except RoomError as e:
         return error(e.code, e.message, e.status)
@@ -72,14 +72,14 @@ async def create_room(request: Request) -> Response:
 
 async def list_rooms(request: Request) -> Response:
     try:
-        return JSONResponse(await broker_of(request).listing())
+        return JSONResponse(await store_of(request).listing())
     except RoomError as e:
         return error(e.code, e.message, e.status)
 
 
 async def room_info(request: Request) -> Response:
     try:
-        info = await broker_of(request).info(request.path_params["rid"])
+        info = await store_of(request).info(request.path_params["rid"])
     except RoomError as e:
         return error(e.code, e.message, e.status)
     if info is None:
@@ -87,17 +87,33 @@ async def room_info(request: Request) -> Response:
     return JSONResponse(info)
 
 
-async def exists(broker: Broker, rid: str) -> bool | None:
+async def exists(store: Store, rid: str) -> bool | None:
     """Whether the room exists; None when the backend cannot say."""
     try:
-        return await broker.info(rid) is not None
+        return await store.info(rid) is not None
     except RoomError:
         return None
 
 
+async def history(request: Request) -> Response:
+    """Finished public games, newest first, page by page: `?limit=20&before=<a page's next>`."""
+    q = request.query_params
+    try:
+        limit = int(q.get("limit", "20"))
+        before = int(q["before"]) if "before" in q else None
+    except ValueError:
+        return error("bad_request", "limit and before are integers")
+    if not 1 <= limit <= 100:
+        return error("bad_request", "limit is 1 to 100")
+    try:
+        return JSONResponse(await store_of(request).history(before, limit))
+    except RoomError as e:
+        return error(e.code, e.message, e.status)
+
+
 async def room_replay(request: Request) -> Response:
     try:
-        built = await broker_of(request).replay(request.path_params["rid"])
+        built = await store_of(request).replay(request.path_params["rid"])
     except RoomError as e:
         return error(e.code, e.message, e.status)
     if built is None:
@@ -106,7 +122,7 @@ async def room_replay(request: Request) -> Response:
 
 
 async def join_room(request: Request) -> Response:
-    broker = broker_of(request)
+    store = store_of(request)
     rid = request.path_params["rid"]
     try:
         data = await body(request)
@@ -117,11 +133,11 @@ async def join_room(request: Request) -> Response:
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
             raise RoomError("bad_seat", "seat must be an integer")
     except RoomError as e:
-        if await exists(broker, rid) is False:  # an unknown room is 404 before a bad body
+        if await exists(store, rid) is False:  # an unknown room is 404 before a bad body
             return error("no_room", "no such room", 404)
         return error(e.code, e.message, e.status)
     try:
-        index, token = await broker.join(rid, name, seat)
+        index, token = await store.join(rid, name, seat)
     except RoomError as e:
         return error(e.code, e.message, e.status)
     return JSONResponse({"seat": index, "token": token})

@@ -11,16 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 from hub.logs import log
 from hub.metrics import Metrics
-from hub.room import FINISHED, PLAYING, WAITING, Room, RoomError
 from hub.settings import Settings
+from hub.tables.room import Room
+from hub.tables.seat import FINISHED, PLAYING, WAITING, RoomError
 from hub.tokens import new_room_id
 from rules.engine import Game, IllegalAction, Option, declares_contests
 from rules.registry import GAMES
 
 if TYPE_CHECKING:
-    from hub.connection import Connection
+    from hub.tables.peer import Peer
 
-logger = logging.getLogger("hub.rooms")
+logger = logging.getLogger("hub.tables.rooms")
 
 
 def hub_options(settings: Settings, game: Game) -> dict[str, Option]:
@@ -64,7 +65,7 @@ class Rooms:
         self.settings = settings
         self.metrics = metrics
         self.rooms: dict[str, Room] = {}
-        self.conns: set[Connection] = set()
+        self.conns: set[Peer] = set()
         self.conns_by_ip: Counter[str] = Counter()  # open connections per address, counted in O(1)
         self._created_by_ip: dict[str, deque[float]] = defaultdict(deque)
         self._ticker: asyncio.Task[None] | None = None

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub import replay
-from hub.broker import Broker, Target, no_room, not_finished
-from hub.room import FINISHED
+from hub.stores.base import Store, Target, no_room, not_finished
+from hub.tables import replay
+from hub.tables.seat import FINISHED
 
 
-class MemoryBroker(Broker):
+class MemoryStore(Store):
     kind = "memory"
 
     async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str) -> dict[str, Any]:

@@ -13,13 +13,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from hub import lobby
-from hub.broker import make_broker
-from hub.connection import Endpoint
-from hub.direct import KeepSend
+from hub.edge import lobby
+from hub.edge.connection import Endpoint
+from hub.edge.direct import KeepSend
 from hub.gcpolicy import GcPolicy
 from hub.metrics import Metrics
 from hub.settings import Settings
+from hub.stores import make_store
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 
@@ -27,30 +27,30 @@ WEB = Path(__file__).resolve().parent.parent / "web"
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     metrics = Metrics()
-    broker = make_broker(settings, metrics)
+    store = make_store(settings, metrics)
     gc_policy = GcPolicy(settings.gc_full_every_s, metrics.gc_pauses)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await broker.start()
+        await store.start()
         gc_policy.install()
         try:
             yield
         finally:
             gc_policy.uninstall()
-            await broker.stop()
+            await store.stop()
 
     def health() -> dict[str, Any]:
-        return {"ok": True, "backend": broker.kind, "broker": "up" if broker.up else "down",
-                "rooms": len(broker.rooms.rooms), "connections": len(broker.conns)}
+        return {"ok": True, "backend": store.kind, "broker": "up" if store.up else "down",
+                "rooms": len(store.rooms.rooms), "connections": len(store.conns)}
 
     async def healthz(request: Request) -> Response:
         """Liveness: 200 while this process serves, even when Redis is away (it keeps its sockets)."""
         return JSONResponse(health())
 
     async def readyz(request: Request) -> Response:
-        """Readiness: 503 while the broker is down, so a balancer sends new players elsewhere."""
-        return JSONResponse(health(), status_code=200 if broker.up else 503)
+        """Readiness: 503 while the store is down, so a balancer sends new players elsewhere."""
+        return JSONResponse(health(), status_code=200 if store.up else 503)
 
     async def prometheus(request: Request) -> Response:
         return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
@@ -61,6 +61,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/metrics", prometheus),
         Route("/api/games", lobby.list_games),
         Route("/api/rooms", lobby.list_rooms, methods=["GET"]),
+        Route("/api/history", lobby.history, methods=["GET"]),
         Route("/api/rooms", lobby.create_room, methods=["POST"]),
         Route("/api/rooms/{rid}", lobby.room_info, methods=["GET"]),
         Route("/api/rooms/{rid}/join", lobby.join_room, methods=["POST"]),
@@ -70,7 +71,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     if settings.debug_hooks:
         async def deaf(request: Request) -> Response:
             """Lose pub/sub messages for `ms` milliseconds, so tests can see a lost publish healed."""
-            broker.go_deaf(float(request.query_params.get("ms", "500")) / 1000)
+            store.go_deaf(float(request.query_params.get("ms", "500")) / 1000)
             return JSONResponse({"ok": True})
 
         async def whole_walk(request: Request) -> Response:
@@ -88,6 +89,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
         routes.append(Mount("/", StaticFiles(directory=WEB, html=True), name="web"))
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KeepSend)])
     app.state.settings = settings
-    app.state.broker = broker
+    app.state.store = store
     app.state.metrics = metrics
     return app

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import jsonpatch
 
-from hub.codec import Encoded
-from hub.delta import Packs, Shared, diff_view, json_equal, make_patch, packs_of
+from hub.tables.delta import Packs, Shared, diff_view, json_equal, make_patch, packs_of
+from hub.tables.frames import Encoded
 
 if TYPE_CHECKING:
-    from hub.connection import Connection
+    from hub.tables.peer import Peer
 
-log = logging.getLogger("hub.audience")
+log = logging.getLogger("hub.tables.audience")
 
 
 def audience_key(seat: int | None) -> str:
@@ -26,7 +26,7 @@ def audience_key(seat: int | None) -> str:
 
 
 def diff(old: Any, new: Any, verify: bool = False) -> list[dict[str, Any]]:
-    """RFC 6902 operations from old to new (hub/delta.py); a whole-document replace if they ever
+    """RFC 6902 operations from old to new (hub/tables/delta.py); a whole-document replace if they ever
     failed to reproduce the new view, which `verify` checks strictly (a bool is no number there)."""
     return checked(old, new, make_patch(old, new), verify)
 
@@ -54,7 +54,7 @@ class Audience:
         self.history: deque[Encoded] = deque(maxlen=history)
         # seq -> the legal list of that view, to tell `stale` from `illegal`
         self.legal_at: deque[tuple[int, list[Any]]] = deque(maxlen=64)
-        self.conns: set[Connection] = set()
+        self.conns: set[Peer] = set()
         self._welcome: Encoded | None = None
         self._packs: Packs = {}
         self._packed: dict[str, Any] | None = None  # the view `_packs` encodes (`view` may be set directly)

@@ -1,4 +1,8 @@
-"""Frames on the wire: msgpack (binary, the default) or JSON (text, for debugging)."""
+"""Frames as the tables hand them out: encoded once per codec, however many connections receive them.
+
+The tables build each delta and event once per audience; the edge writes the same bytes to every
+connection of that audience. Decoding what clients send is the edge's (hub/edge/codec.py).
+"""
 from __future__ import annotations
 
 import json
@@ -10,33 +14,10 @@ Codec = Literal["msgpack", "json"]
 CODECS: tuple[Codec, ...] = ("msgpack", "json")
 
 
-class BadFrame(Exception):
-    """The bytes could not be decoded into a map with a string `t`."""
-
-
 def encode(frame: Any, codec: Codec) -> bytes | str:
     if codec == "msgpack":
         return msgpack.packb(frame, use_bin_type=True)  # type: ignore[no-any-return]
     return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
-
-
-def decode(data: bytes | str, codec: Codec) -> Any:
-    """Decode one client frame; anything malformed is a BadFrame, never another exception."""
-    try:
-        if isinstance(data, bytes):
-            if codec != "msgpack":
-                raise BadFrame("binary frame on a json connection")
-            return msgpack.unpackb(data, raw=False, strict_map_key=False)
-        if codec != "json":
-            raise BadFrame("text frame on a msgpack connection")
-        return json.loads(data)
-    except BadFrame:
-        raise
-    except (ValueError, TypeError, RecursionError, msgpack.ExtraData, msgpack.FormatError,
-            msgpack.StackError, OverflowError, UnicodeDecodeError) as e:
-        raise BadFrame(f"undecodable frame: {type(e).__name__}") from None
-    except Exception as e:  # noqa: BLE001 - a decoder must never take the connection down
-        raise BadFrame(f"undecodable frame: {type(e).__name__}") from None
 
 
 class Encoded:

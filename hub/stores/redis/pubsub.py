@@ -5,7 +5,7 @@ shard of their hash slot, so there is one connection per node and SSUBSCRIBE. Ea
 one reader; a broken connection is replaced with backoff and every channel subscribed again, and
 then `on_reconnect` runs: messages may have been lost meanwhile, and the caller looks for gaps.
 
-On a single Redis the connection is a `Link` (hub.broker.link): a message is handed to its handler
+On a single Redis the connection is a `Link` (hub.stores.redis.link): a message is handed to its handler
 in the turn that read it. redis-py's reader costs a task step per message, and its callers yielded
 after each one, so the tenth message of a burst waited ten turns of a busy loop.
 """
@@ -19,11 +19,11 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from hub.broker.link import Link, connect, hello, plain
-from hub.broker.store import DOWN, Store
 from hub.logs import log
+from hub.stores.redis.link import Link, connect, hello, plain
+from hub.stores.redis.server import DOWN, Server
 
-logger = logging.getLogger("hub.broker")
+logger = logging.getLogger("hub.stores.redis")
 
 Handler = Callable[[bytes], None]
 
@@ -78,7 +78,7 @@ class Channels:
             except asyncio.CancelledError:
                 raise
             except DOWN as e:
-                self.owner.store.went_down(e)
+                self.owner.server.went_down(e)
             except Exception:  # noqa: BLE001 - the reader must come back whatever went wrong
                 logger.exception("pub/sub reader failed")
             self.ready.clear()
@@ -122,7 +122,7 @@ class Shard(Channels):
         return self.pubsub is not None
 
     async def _command(self, what: str, *channels: str) -> None:
-        sharded = self.owner.store.cluster
+        sharded = self.owner.server.cluster
         if what == "subscribe":
             await (self.pubsub.ssubscribe(*channels) if sharded else self.pubsub.subscribe(*channels))
         else:
@@ -132,7 +132,7 @@ class Shard(Channels):
         return f"{self.host}:{self.port}"
 
     async def _open(self) -> None:
-        self.client = self.owner.store.pubsub_client(self.host, self.port)
+        self.client = self.owner.server.pubsub_client(self.host, self.port)
         self.pubsub = self.client.pubsub()
         if self.channels:
             await self._command("subscribe", *sorted(self.channels))
@@ -199,7 +199,7 @@ class LinkShard(Channels):
 
     async def _open(self) -> None:
         self.lost = asyncio.get_running_loop().create_future()
-        self.link = await connect(self.where, self.owner.store.timeout_s, self._on_reply, self._on_lost)
+        self.link = await connect(self.where, self.owner.server.timeout_s, self._on_reply, self._on_lost)
         for args in hello(self.where):
             self.link.write(args)
         if self.channels:
@@ -245,12 +245,12 @@ class LinkShard(Channels):
 
 
 class Subscriber:
-    def __init__(self, store: Store, on_reconnect: Callable[[], None]) -> None:
-        self.store = store
+    def __init__(self, server: Server, on_reconnect: Callable[[], None]) -> None:
+        self.server = server
         self.on_reconnect = on_reconnect
         self.handlers: dict[str, Handler] = {}
         self.shards: dict[tuple[str, int], Channels] = {}
-        self.deaf_until = 0.0   # a test hook: drop every message until then (hub.broker.redis)
+        self.deaf_until = 0.0   # a test hook: drop every message until then (hub.stores.redis.store)
 
     def deaf(self) -> bool:
         return self.deaf_until > 0 and asyncio.get_running_loop().time() < self.deaf_until
@@ -258,16 +258,16 @@ class Subscriber:
     async def subscribe(self, channel: str, handler: Handler, wait: float = 2.0) -> None:
         """Listen to a channel; returns once Redis confirmed it (or after `wait`, or if Redis is away)."""
         self.handlers[channel] = handler
-        if self.store.client is None:
+        if self.server.client is None:
             try:
-                await self.store.connect()
+                await self.server.connect()
             except DOWN as e:
-                self.store.went_down(e)
+                self.server.went_down(e)
                 return
-        where = self.store.shard_of(channel)
+        where = self.server.shard_of(channel)
         shard = self.shards.get(where)
         if shard is None:
-            link = None if self.store.cluster else plain(self.store.client)
+            link = None if self.server.cluster else plain(self.server.client)
             shard = self.shards[where] = LinkShard(self, link) if link else Shard(self, *where)
         await shard.add(channel, wait)
 

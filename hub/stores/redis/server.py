@@ -10,8 +10,8 @@ What lives where, for a room `R` (prefix `hub` by default):
 |---|---|---|
 | `hub:{R}:room` | hash | `rec` (game, seats, options, seed, bots; msgpack), `meta` (the lobby's view; JSON), |
 |  |  | `tokens` (the seats' token SHA-256 hashes; JSON), `snap_n` (the latest snapshot's entry) |
-| `hub:{R}:log` | stream | one entry per change, id `<n>-0`, field `e`: msgpack of the entry (hub.owner) |
-| `hub:{R}:snap` | string | the latest snapshot (msgpack; the engine state inside is pickled) |
+| `hub:{R}:log` | stream | one entry per change, id `<n>-0`, field `e`: msgpack of the entry (hub.stores.redis.owner) |
+| `hub:{R}:snap` | string | the latest snapshot (msgpack of plain data: hub/tables/persist.py) |
 | `hub:{R}:lease` | string | the owner process's id, with a TTL it renews |
 | `hub:{R}:out` | channel | owner to every process: log entries as appended, replies, notices |
 | `hub:{R}:in` | channel | any process to the owner: actions, joins, seat presence |
@@ -38,11 +38,11 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from hub.broker.link import Link, Recorder, Waiting, connect, hello, plain, result_of
 from hub.logs import log
 from hub.metrics import Metrics
+from hub.stores.redis.link import Link, Recorder, Waiting, connect, hello, plain, result_of
 
-logger = logging.getLogger("hub.broker")
+logger = logging.getLogger("hub.stores.redis")
 
 #: What a lost or unreachable Redis raises; anything else is a bug or a refusal by a script.
 DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError, asyncio.TimeoutError)
@@ -199,7 +199,7 @@ class Item:
     must: bool = True
 
 
-class Store:
+class Server:
     """The Redis client(s) of one process, and whether Redis answers."""
 
     def __init__(self, url: str, prefix: str, metrics: Metrics, timeout_s: float = 2.0) -> None:
@@ -373,12 +373,12 @@ class Writer:
     Order matters twice: a room's entries must reach the log one after the other, and a reply or
     notice must not overtake the entry it follows. One ordered stream of commands gives both. On a
     single Redis that stream is a `Link`: each item is written in the turn that pushed it and
-    answered in the turn its reply is read (hub.broker.link says why). On a cluster, or over TLS,
+    answered in the turn its reply is read (hub.stores.redis.link says why). On a cluster, or over TLS,
     it is redis-py's pipelines, one in flight at a time, batching every room's writes under load.
     """
 
-    def __init__(self, store: Store, batch: int = 512) -> None:
-        self.store = store
+    def __init__(self, server: Server, batch: int = 512) -> None:
+        self.server = server
         self.batch = batch
         self.queue: deque[Item] = deque()        # not sent yet
         self.waiting: deque[Waiting] = deque()   # sent on the link, or local steps behind those
@@ -402,7 +402,7 @@ class Writer:
 
     async def stop(self, flush_s: float = 2.0) -> None:
         deadline = asyncio.get_running_loop().time() + flush_s
-        while (self.queue or self.waiting) and self.store.up and asyncio.get_running_loop().time() < deadline:
+        while (self.queue or self.waiting) and self.server.up and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.01)
         if self._task is not None:
             self._task.cancel()
@@ -413,24 +413,24 @@ class Writer:
         where: dict[str, Any] | None = None
         while where is None:
             try:
-                if self.store.client is None:
-                    await self.store.connect()
+                if self.server.client is None:
+                    await self.server.connect()
             except DOWN as e:
-                self.store.went_down(e)
+                self.server.went_down(e)
                 await asyncio.sleep(backoff)
                 backoff = min(2.0, backoff * 2)
                 continue
-            where = {} if self.store.cluster else plain(self.store.client)
+            where = {} if self.server.cluster else plain(self.server.client)
             if not where:
                 await self._pipelines()
-        self._callbacks = getattr(self.store.client, "response_callbacks", None)
+        self._callbacks = getattr(self.server.client, "response_callbacks", None)
         backoff = 0.05
         while True:
             if self.link is None:
                 try:
-                    self.link = await connect(where, self.store.timeout_s, self._on_reply, self._on_lost)
+                    self.link = await connect(where, self.server.timeout_s, self._on_reply, self._on_lost)
                 except DOWN as e:
-                    self.store.went_down(e)
+                    self.server.went_down(e)
                     await asyncio.sleep(backoff)
                     backoff = min(2.0, backoff * 2)
                     continue
@@ -447,7 +447,7 @@ class Writer:
         for args in hello(where):
             self.link.write(args)
             self.waiting.append(Waiting(Item(None, self._greeted), args[0], {}, now))
-        self._watch = asyncio.get_running_loop().call_later(self.store.timeout_s / 4, self._check)
+        self._watch = asyncio.get_running_loop().call_later(self.server.timeout_s / 4, self._check)
 
     def _greeted(self, result: Any) -> None:
         if isinstance(result, Exception):
@@ -460,8 +460,8 @@ class Writer:
         self.ready = True
         while self.queue and self.ready:
             self._send(self.queue.popleft())
-        if not self.store.up:
-            self.store.came_up()
+        if not self.server.up:
+            self.server.came_up()
 
     def _send(self, item: Item) -> None:
         assert self.link is not None
@@ -503,7 +503,7 @@ class Writer:
         self.link, self.ready = None, False
         if self._watch is not None:
             self._watch.cancel()
-        self.store.went_down(exc or ConnectionError("redis link lost"))
+        self.server.went_down(exc or ConnectionError("redis link lost"))
         self._wake.set()
 
     def _check(self) -> None:
@@ -513,10 +513,10 @@ class Writer:
         if link is None:
             return
         loop = asyncio.get_running_loop()
-        if self.waiting and loop.time() - self.waiting[0].sent_at > self.store.timeout_s:
+        if self.waiting and loop.time() - self.waiting[0].sent_at > self.server.timeout_s:
             link.abort()
             return
-        self._watch = loop.call_later(self.store.timeout_s / 4, self._check)
+        self._watch = loop.call_later(self.server.timeout_s / 4, self._check)
 
     def _close(self) -> None:
         if self._watch is not None:
@@ -537,7 +537,7 @@ class Writer:
             try:
                 results = await self._execute(batch)
             except DOWN as e:
-                self.store.went_down(e)
+                self.server.went_down(e)
                 keep = [it for it in batch if it.must]
                 self.queue.extendleft(reversed(keep))
                 await asyncio.sleep(backoff)
@@ -547,7 +547,7 @@ class Writer:
                 logger.exception("redis write failed")
                 results = [None] * len(batch)
             backoff = 0.05
-            self.store.came_up()
+            self.server.came_up()
             it_results = iter(results)
             for it in batch:
                 result = next(it_results) if it.command is not None else None
@@ -556,8 +556,8 @@ class Writer:
     async def _execute(self, batch: list[Item]) -> list[Any]:
         if not any(it.command is not None for it in batch):
             return []
-        if self.store.client is None:
-            await self.store.connect()
+        if self.server.client is None:
+            await self.server.connect()
 
         async def go(c: Any) -> Any:
             pipe = c.pipeline(transaction=False)
@@ -566,7 +566,7 @@ class Writer:
                     it.command(pipe)
             return await pipe.execute(raise_on_error=False)
 
-        results: list[Any] = await go(self.store.client)
+        results: list[Any] = await go(self.server.client)
         for r in results:
             if isinstance(r, DOWN):
                 raise r

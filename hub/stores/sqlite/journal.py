@@ -1,0 +1,229 @@
+"""The journal of one room kept in the database file: every change is committed before anyone sees it.
+
+The room (hub.tables.room) stays the authoritative actor; this journal sits where its deltas would
+have gone. Each change becomes one log entry (hub.tables.persist), written by the database's one
+writer; once it is committed, this process's connections get the deltas, then the action's ack or
+the join's answer. The room takes its next command only when its last entry is in the file, so
+what the file holds is never more than one change behind the room, and nothing anyone was shown
+or told is missing from it after a crash.
+
+Connections reach the room through `Gate`, which puts their commands (attach, detach, act) in the
+same line: a welcome is never of a change that is not yet in the file.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import sqlite3
+from collections import deque
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hub.stores.sqlite.database import Database, Step
+from hub.tables.frames import Encoded
+from hub.tables.persist import entry_of, pack, snapshot_of
+from hub.tables.room import Room
+from hub.tables.seat import FINISHED, RoomError, epoch_ms
+
+if TYPE_CHECKING:
+    from hub.settings import Settings
+    from hub.tables.peer import Peer
+
+logger = logging.getLogger("hub.stores.sqlite")
+
+_AIDS = itertools.count(1)
+
+
+class Host(Protocol):
+    settings: Settings
+    db: Database
+
+
+def meta_row(room: Room) -> tuple[str, str, int | None, str]:
+    """(status, meta JSON, finished ms, rid) for the room's row."""
+    finished = epoch_ms() if room.status == FINISHED else None
+    return room.status, json.dumps(room.meta()), finished, room.rid
+
+
+class Journal:
+    def __init__(self, store: Host, room: Room, n: int) -> None:
+        self.store = store
+        self.db = store.db
+        self.room = room
+        self.rid = room.rid
+        self.n = n
+        self.inflight = 0
+        self.inbox: deque[Callable[[], None]] = deque()
+        self.acks: dict[str, tuple[Peer, int]] = {}
+        self.joins: dict[str, asyncio.Future[int]] = {}
+        self.gone = False
+        self._status = room.status
+        room.journal = self
+
+    @property
+    def busy(self) -> bool:
+        return self.inflight > 0
+
+    # ---- commands, in the log's order ----------------------------------------------------------
+
+    def command(self, fn: Callable[[], None]) -> None:
+        """Run a command now, or once the room's last change is in the file."""
+        if self.busy or self.inbox:
+            self.inbox.append(fn)
+        else:
+            fn()
+
+    def _drain(self) -> None:
+        while self.inbox and not self.busy and not self.gone:
+            self.inbox.popleft()()
+
+    # ---- the journal (hub.tables.room.Journal) -------------------------------------------------
+
+    def record(self, cause: dict[str, Any] | None, changed: list[tuple[str, Encoded]]) -> None:
+        if self.gone or (cause is None and not changed):
+            return
+        room = self.room
+        self.n += 1
+        n = self.n
+        entry = entry_of(room, n, cause, changed)
+        blob = pack(entry)
+        finished_now = room.status == FINISHED and self._status != FINISHED
+        meta = meta_row(room) if entry["k"] in ("join", "start") or room.status != self._status else None
+        self._status = room.status
+        snap = None
+        if n % max(1, self.store.settings.snapshot_every) == 0 or finished_now:
+            snap = (snapshot_of(room, n, []), n, self.rid)
+        rid = self.rid
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO entries (rid, n, entry) VALUES (?, ?, ?)", (rid, n, blob))
+            if meta is not None:
+                db.execute("UPDATE rooms SET status = ?, meta = ?, finished_ms = coalesce(?, finished_ms) "
+                           "WHERE rid = ?", meta)
+            if snap is not None:
+                db.execute("UPDATE rooms SET snap = ?, snap_n = ? WHERE rid = ?", snap)
+
+        self.inflight += 1
+        self.db.push(Step(write, partial(self._committed, entry, changed)))
+
+    def _committed(self, entry: dict[str, Any], changed: list[tuple[str, Encoded]]) -> None:
+        self.inflight -= 1
+        if self.gone:
+            return
+        audiences = self.room.audiences
+        for key, delta in changed:
+            audiences[key].broadcast((delta,))
+        aid = entry.get("aid")
+        if aid is not None:
+            waiting = self.acks.pop(aid, None)
+            if waiting is not None:
+                waiting[0].send_frame({"t": "ack", "id": waiting[1]})
+        jid = entry.get("jid")
+        if jid is not None:
+            fut = self.joins.pop(jid, None)
+            if fut is not None and not fut.done():
+                fut.set_result(int(entry["s"]))
+        self._drain()
+
+    def presence_changed(self) -> None:
+        """Who is here changed: the lobby's copy of the room is brought up to date (not a change of
+        the game: no entry, and nobody waits for it)."""
+        if self.gone:
+            return
+        row = meta_row(self.room)
+        self.db.push(Step(lambda db: db.execute(
+            "UPDATE rooms SET status = ?, meta = ?, finished_ms = coalesce(?, finished_ms) WHERE rid = ?", row)))
+
+    def event(self, frame: Encoded) -> None:
+        """An event for every connection, in order behind the changes before it."""
+        self.after(lambda: self._broadcast(frame))
+
+    def _broadcast(self, frame: Encoded) -> None:
+        for aud in self.room.audiences.values():
+            aud.broadcast((frame,))
+
+    def contest(self, open_contest: Any) -> None:
+        """Contests run in this process (hub.tables.contests): nothing to tell other processes."""
+
+    def after(self, fn: Callable[[], None]) -> None:
+        """Run `fn` once everything recorded so far has been shown (a contest's offers follow the
+        delta that shows its card)."""
+        if self.gone:
+            return
+        self.db.push(Step(None, lambda: None if self.gone else fn()))
+
+    def close(self) -> None:
+        self.gone = True
+        for fut in self.joins.values():
+            if not fut.done():
+                fut.set_exception(RoomError("no_room", "the room is gone", 404))
+        self.joins.clear()
+        self.acks.clear()
+        self.inbox.clear()
+
+
+class Gate:
+    """The room as a connection's hello finds it (hub.stores.base.Target): every command waits its
+    turn behind the changes still being written."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+        self.room = journal.room
+        self.rid = journal.rid
+        self.contests = journal.room.contests
+
+    async def authenticate(self, token: str) -> int | None:
+        return self.room.seat_of(token)
+
+    def in_turn(self, answer: Callable[[], None]) -> None:
+        self.journal.command(answer)
+
+    def attach(self, conn: Peer, seat: int | None, resume: int | None) -> None:
+        self.journal.command(lambda: self.room.attach(conn, seat, resume))
+
+    def detach(self, conn: Peer) -> None:
+        self.journal.command(lambda: self.room.detach(conn))
+
+    def submit(self, seat: int | None, action: Any, conn: Peer | None = None, act_id: int | None = None,
+               seq: int | None = None, by: str = "player", aid: str | None = None) -> bool:
+        self.journal.command(partial(self._submit, seat, action, conn, act_id, seq, by))
+        return True
+
+    def _submit(self, seat: int | None, action: Any, conn: Peer | None, act_id: int | None, seq: int | None,
+                by: str) -> None:
+        aid = f"a{next(_AIDS)}"
+        if conn is not None and act_id is not None:
+            self.journal.acks[aid] = (conn, act_id)
+        if not self.room.submit(seat, action, conn=conn, act_id=act_id, seq=seq, by=by, aid=aid):
+            self.journal.acks.pop(aid, None)
+
+    async def join(self, name: str, seat: int | None) -> tuple[int, str]:
+        """Seat a player; answered once the join is in the file (its token is good from then on)."""
+        fut: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
+
+        def run() -> None:
+            jid = f"j{next(_AIDS)}"
+            waiting: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+            self.journal.joins[jid] = waiting
+            try:
+                index, token = self.room.join(name, seat, jid=jid)
+            except RoomError as e:
+                self.journal.joins.pop(jid, None)
+                fut.set_exception(e)
+                return
+            def answered(w: asyncio.Future[int]) -> None:
+                if fut.done():
+                    return
+                failed = w.exception()
+                if failed is not None:
+                    fut.set_exception(failed)
+                else:
+                    fut.set_result((index, token))
+
+            waiting.add_done_callback(answered)
+
+        self.journal.command(run)
+        return await fut
