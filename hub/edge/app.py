@@ -21,7 +21,7 @@ from hub.metrics import Metrics
 from hub.settings import Settings
 from hub.stores import make_store
 
-WEB = Path(__file__).resolve().parent.parent / "web"
+WEB = Path(__file__).resolve().parents[2] / "web"
 
 
 def create_app(settings: Settings | None = None) -> Starlette:

@@ -362,3 +362,10 @@ async def test_replay_of_a_finished_game(hub: Any) -> None:
     playing = new_room(hub.url, "symbiose", 2)
     assert http(hub.url, "GET", f"/api/rooms/{playing}/replay")[0] == 409
     await spec.close()
+
+
+def test_the_browser_client_is_served(hub: Any) -> None:
+    status, page = http(hub.url, "GET", "/")
+    assert status == 200 and "<script" in page
+    status, _ = http(hub.url, "GET", "/vendor/fast-json-patch/package.json")
+    assert status == 200
