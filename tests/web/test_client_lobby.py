@@ -158,6 +158,7 @@ def test_watching_bots_then_the_replay_from_the_result_and_the_lobby(browser: An
     page.goto(hub.url + "/#/")
     page.get_by_test_id("new-game").select_option("symbiose")
     page.get_by_test_id("new-seats").select_option("2")
+    page.get_by_test_id("new-me").select_option("watch")
     page.get_by_test_id("bot-0").check()
     page.get_by_test_id("bot-1").check()
     expect(page.get_by_test_id("create")).to_have_text("Create room and watch the bots")
