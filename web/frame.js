@@ -427,8 +427,16 @@ export class Frame {
     const first = (Number.isInteger(view.log_from) ? view.log_from : 0) + (Array.isArray(view.log) ? view.log.length : 0) - log.length;
     const items = log.map((line, i) => h("li", { key: first + i, class: i === log.length - 1 ? "latest" : undefined,
       "data-n": first + i + 1 }, this.logWords(line, view))).reverse();
-    return h("ol", { class: "log", "data-testid": "log", tabindex: 0, "aria-label": "Moves so far, newest first" },
-      items.length ? items : h("li", { class: "muted" }, "Nothing has happened yet."));
+    // At the top, new moves push the older ones down; scrolled down, the browser keeps what is read in
+    // place (overflow-anchor, style.css). data-reading is the page's own, not Preact's: set here only.
+    const reading = (e) => {
+      const el = e.currentTarget;
+      if (el.scrollTop > 0) el.dataset.reading = "";
+      else delete el.dataset.reading;
+    };
+    return h("ol", { class: "log", "data-testid": "log", tabindex: 0, "aria-label": "Moves so far, newest first",
+      onscroll: reading },
+    items.length ? items : h("li", { class: "muted" }, "Nothing has happened yet."));
   }
 
   headline(view) {
