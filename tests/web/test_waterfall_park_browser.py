@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import HubProcess
+from tests.web.client_kit import SHOTS as SHOTS_DIR
 from tests.web.client_kit import browser_serving, new_page, shot
 
 pytestmark = pytest.mark.browser
@@ -431,3 +432,88 @@ def test_two_players_swap_locations_from_two_browsers(browser: Any, hub: HubProc
     expect(a.get_by_test_id("log")).to_contain_text("Trade #")
     first.check()
     second.check()
+
+
+#: Every location's box, its number's and its owner's symbol's, in page pixels.
+CELL_BOXES = """() => [...document.querySelectorAll('[data-testid=wpark] [data-testid=wp-cell]')].map((c) => {
+    const box = (e) => { if (!e) return null; const r = e.getBoundingClientRect();
+        return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height }; };
+    return { n: Number(c.dataset.n), cell: box(c), num: box(c.querySelector('.wp-num')),
+             glyph: box(c.querySelector('.wp-glyph')), text: c.querySelector('.wp-num').textContent };
+})"""
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5 and \
+        a["top"] < b["bottom"] - 0.5 and b["top"] < a["bottom"] - 0.5
+
+
+def inside(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["left"] >= b["left"] - 0.5 and a["right"] <= b["right"] + 0.5 and \
+        a["top"] >= b["top"] - 0.5 and a["bottom"] <= b["bottom"] + 0.5
+
+
+def check_cells(page: Any, owned: int) -> None:
+    """Every location a target of at least 40 x 40 px; its number whole and clear of its owner's symbol."""
+    boxes = page.evaluate(CELL_BOXES)
+    assert len(boxes) == 78
+    assert sum(1 for b in boxes if b["glyph"]) >= owned
+    for b in boxes:
+        assert b["cell"]["width"] >= 40 and b["cell"]["height"] >= 40, b
+        assert b["text"] == str(b["n"]) and inside(b["num"], b["cell"]), b
+        if b["glyph"]:
+            assert inside(b["glyph"], b["cell"]) and not overlap(b["num"], b["glyph"]), b
+
+
+def test_the_park_reads_and_taps_on_a_phone(browser: Any, hub: HubProcess) -> None:
+    """At 390 x 844: targets of 40 px, numbers no symbol covers, and the offer composer beside the park."""
+    phone = new_page(browser, width=390, height=844)
+    page = phone.page
+    rid = create_room(page, hub, bots=[1, 2])
+    wait_for_something(page)
+    discard(page, random.Random(5))
+    expect(page.get_by_test_id("phase")).to_have_attribute("data-phase", "exchange", timeout=WAIT_MS)
+    check_cells(page, owned=15)
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    # The blocks, one after another, each with its letter.
+    expect(page.locator(f"{BOARD} .wp-block-id:visible")).to_have_count(11)
+
+    # A location of Yellow's, in the middle of the screen: the composer is docked beside it, on screen,
+    # and covers nothing of it.
+    cell = page.locator(f"{BOARD} [data-testid=wp-cell][data-compose=true][data-owner='1']").first
+    n = int(cell.get_attribute("data-n") or 0)
+    cell.evaluate("(e) => e.scrollIntoView({ block: 'center' })")
+    box = cell.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    assert cell.evaluate("(e, [x, y]) => e.contains(document.elementFromPoint(x, y))", [x, y])
+    page.mouse.click(x, y)  # a tap where it is: no scrolling
+    expect(page.locator(f"{BOARD} [data-testid=wp-cell][data-n='{n}']")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("wp-draft-summary")).to_contain_text("1 item")
+    send = page.get_by_test_id("wp-send-offer")
+    expect(send).to_be_enabled()
+    geometry = page.evaluate("""() => {
+        const r = (s) => document.querySelector(s).getBoundingClientRect();
+        return { dock: r('[data-testid=wp-dock]'), send: r('[data-testid=wp-send-offer]'), height: window.innerHeight };
+    }""")
+    assert geometry["dock"]["top"] >= 0 and geometry["dock"]["bottom"] <= geometry["height"] + 0.5, geometry
+    assert geometry["dock"]["top"] > y, "the composer sits below the location just tapped, not over it"
+    shot_viewport = SHOTS_DIR / "waterfall_park-phone-composing.png"
+    page.screenshot(path=str(shot_viewport))
+    sent = page.evaluate("() => window.wpSent")
+    page.mouse.click(geometry["send"]["x"] + geometry["send"]["width"] / 2,
+                     geometry["send"]["y"] + geometry["send"]["height"] / 2)
+    page.wait_for_function(f"() => window.wpSent > {sent} && window.wpAnswered >= window.wpSent", timeout=WAIT_MS)
+    offers = [o for o in view(page)["offers"].values() if o["author"] == 0]
+    assert offers and offers[-1]["transfers"] == [{"from": 1, "to": 0, "locations": [n], "tiles": {}, "coins": 0}]
+
+    # On a wide screen the park keeps its map, each location as large a target.
+    wide = new_page(browser, width=1280, height=900)
+    wide.page.goto(f"{hub.url}/#/room/{rid}/watch")
+    expect(wide.page.locator(f"{BOARD} [data-testid=wp-cell][data-owner='0']")).not_to_have_count(0)
+    check_cells(wide.page, owned=15)
+    grid = wide.page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=wp-board]')).display")
+    assert grid == "grid", "the park's own map"
+    expect(wide.page.locator(f"{BOARD} .wp-falls")).to_be_visible()
+    phone.check()
+    wide.check()

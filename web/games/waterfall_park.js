@@ -613,9 +613,9 @@ function renderDock(view, ctx, legal) {
   return h("section", { class: `wp-panel wp-dock${dockFolded ? " folded" : ""}`, "data-testid": "wp-dock", "aria-label": "Exchange" },
     h("div", { class: "wp-dock-head", "data-testid": "wp-exchange" },
       ready,
-      h("span", { class: waiting ? "wp-waiting" : "muted" }, waiting
-        ? `${waiting} offer${waiting > 1 ? "s" : ""} for you, below the park`
-        : legal.unready ? "You are ready." : summary),
+      h("span", { class: "wp-dock-words" },
+        waiting ? h("b", { class: "wp-waiting" }, `${waiting} offer${waiting > 1 ? "s" : ""} for you, below the park. `) : null,
+        legal.unready && !d.partners.length ? "You are ready." : h("span", { "data-testid": "wp-draft-summary" }, summary)),
       send,
       h("button", { key: "fold", type: "button", class: "wp-fold", "data-compose": "true", "data-testid": "wp-dock-fold",
         "aria-expanded": String(!dockFolded), onclick: () => { dockFolded = !dockFolded; ctx.rerender(); } },
