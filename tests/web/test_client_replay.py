@@ -186,3 +186,42 @@ def test_every_game_that_finishes_replays_to_its_final_view(browser: Any, hub: H
         w.check()
         page.context.close()
     assert "symbiose" in finished
+
+
+def new_lines(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The log lines a step added: the views carry the last lines and where they start (log_from)."""
+    added = after["log_from"] + len(after["log"]) - before["log_from"] - len(before["log"])
+    return list(after["log"][len(after["log"]) - added:]) if added > 0 else []
+
+
+def test_a_caption_names_every_log_line_of_its_step(browser: Any, hub: HubProcess) -> None:
+    """A Frenzy Falls move that also revealed cards and spilled a Pool says all of it, in the moves' words."""
+    rid = kit.make_room(hub, "frenzy_falls", 2, [0, 1])
+    kit.wait_finished(hub, rid)
+    status, data = kit.http(hub, "GET", f"/api/rooms/{rid}/replay")
+    assert status == 200
+    views = replay_views(data)
+    added = [new_lines(views[i - 1], views[i]) for i in range(1, len(views))]
+    step = 1 + max(range(len(added)), key=lambda i: len(added[i]))
+    lines = added[step - 1]
+    assert len(lines) >= 3 and any("spills over" in line for line in lines), lines
+
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(f"{hub.url}/#/replay/{rid}/{step}")
+    caption = page.get_by_test_id("replay-caption")
+    expect(caption).to_contain_text(f"Move {step}, ")
+    items = caption.locator("li")
+    expect(items).to_have_count(len(lines))
+    falls = re.compile(r"\b(Mountain|Glacier|Desert|Forest|Coastal|Tropical)\b")
+    for i, line in enumerate(lines):
+        shown_text = items.nth(i).inner_text()
+        # The line's own words, with each deck that names a player put as that player's name.
+        for word in falls.sub(" ", line).split():
+            assert word in shown_text, (word, line, shown_text)
+    # A plain step (one card played) says its one line.
+    one = next(i for i, a in enumerate(added, 1) if len(a) == 1)
+    page.goto(f"{hub.url}/#/replay/{rid}/{one}")
+    expect(page.get_by_test_id("replay-caption").locator("li")).to_have_count(1)
+    kit.shot(page, "client-replay-caption")
+    w.check()
