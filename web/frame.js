@@ -425,8 +425,17 @@ export class Frame {
   moves(view) {
     const log = Array.isArray(view.log) ? view.log.slice(-40) : [];
     const first = (Number.isInteger(view.log_from) ? view.log_from : 0) + (Array.isArray(view.log) ? view.log.length : 0) - log.length;
-    const items = log.map((line, i) => h("li", { key: first + i, class: i === log.length - 1 ? "latest" : undefined,
-      "data-n": first + i + 1 }, this.logWords(line, view))).reverse();
+    // Keyed by the entry itself (and which of its equals, counted from the newest): when the window of
+    // the last entries slides, the entries still in it keep their elements, and only the new one is drawn.
+    const seen = new Map();
+    const items = [];
+    for (let i = log.length - 1; i >= 0; i--) {
+      const text = typeof log[i] === "string" ? log[i] : JSON.stringify(log[i]);
+      const nth = seen.get(text) || 0;
+      seen.set(text, nth + 1);
+      items.push(h("li", { key: `${nth}:${text}`, class: i === log.length - 1 ? "latest" : undefined, "data-n": first + i + 1 },
+        this.logWords(log[i], view)));
+    }
     // At the top, new moves push the older ones down; scrolled down, the browser keeps what is read in
     // place (overflow-anchor, style.css). data-reading is the page's own, not Preact's: set here only.
     const reading = (e) => {

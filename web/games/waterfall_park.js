@@ -542,7 +542,7 @@ function renderPlayers(view, ctx, legal) {
       h("div", { class: "wp-chips", "data-testid": "wp-tiles", "data-seat": p.seat },
         chips.length ? chips : h("span", { class: "muted" }, "no unbuilt tiles")));
   });
-  return h("section", { class: "wp-panel", "aria-label": "Players and their unbuilt tiles" },
+  return h("section", { class: "wp-panel wp-players-box", "aria-label": "Players and their unbuilt tiles" },
     h("h3", {}, "Players and the tiles in front of them"),
     h("ul", { class: "wp-players" }, ...rows));
 }
