@@ -16,12 +16,12 @@ import { playerTag } from "../frame.js";
 stylesheet(new URL("./frenzy_falls.css", import.meta.url).href, "frenzy_falls");
 
 const FALLS = {
-  Mountain: { sym: "▲", letter: "M", key: "mountain", back: "rocks" },
-  Glacier: { sym: "❄", letter: "G", key: "glacier", back: "ice wall" },
-  Desert: { sym: "Ψ", letter: "D", key: "desert", back: "cactus" },
-  Forest: { sym: "♣", letter: "F", key: "forest", back: "tree" },
-  Coastal: { sym: "≈", letter: "C", key: "coastal", back: "palm tree" },
-  Tropical: { sym: "✿", letter: "T", key: "tropical", back: "hibiscus" },
+  Mountain: { sym: "▲", letter: "M", key: "mountain", back: "rocks", css: "#8a6a55" },
+  Glacier: { sym: "❄", letter: "G", key: "glacier", back: "ice wall", css: "#2b8fbf" },
+  Desert: { sym: "Ψ", letter: "D", key: "desert", back: "cactus", css: "#c27c0e" },
+  Forest: { sym: "♣", letter: "F", key: "forest", back: "tree", css: "#2f7d32" },
+  Coastal: { sym: "≈", letter: "C", key: "coastal", back: "palm tree", css: "#3d4fb8" },
+  Tropical: { sym: "✿", letter: "T", key: "tropical", back: "hibiscus", css: "#c2185b" },
 };
 const FALLS_RE = /\b(Mountain|Glacier|Desert|Forest|Coastal|Tropical)\b/g;
 const ACTION_WORDS = {
@@ -534,6 +534,13 @@ When a Score card cannot be replaced the game ends after that round: most points
 
   logWords,
   finalTable,
+
+  /** A seat's mark in the players list and the seat badge is its deck, as in the moves. */
+  seatColour(view, seat) {
+    const p = playerAt(view, seat);
+    const f = p && FALLS[p.falls];
+    return f ? { name: p.falls, symbol: `${f.sym}${f.letter}`, word: "deck", css: f.css, ink: "#fff" } : null;
+  },
 
   render(view, ctx) {
     const hand = Array.isArray(view.hand) ? view.hand : [];

@@ -286,7 +286,7 @@ function hint(view, ctx, legal) {
   if (view.result) return "The game is over: the final coins are above.";
   if (ctx.isSpectator) return "You are watching: the board, the tiles, the offers and the announced incomes are public; coins stay secret until the end.";
   const me = ctx.seat;
-  const waiting = (view.active || []).filter((s) => s !== me).map((s) => badge(view, s));
+  const waiting = (view.active || []).filter((s) => s !== me).map((s) => ctx.name(s));
   const others = waiting.length ? `Waiting for ${waiting.join(", ")}.` : "";
   if (view.phase === "preparation") {
     if (!legal.discards.size) return `You discard ${(view.discarded || []).join(" and ")}. ${others}`;
