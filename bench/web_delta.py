@@ -33,10 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import LOAD_CORE, ROOT, Row, bench_line, http, hub, percentile, pin, print_table
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS  # the browser the tests use, with the same flags
 
 #: Wraps WebSocket's onmessage setter: times each handler call that moved the view on.
 TIMER = """(() => {
