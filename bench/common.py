@@ -108,8 +108,8 @@ class Server:
     """A server subprocess pinned to one core, with its output in artifacts/bench/."""
 
     def __init__(self, argv: list[str], port: int, core: int = HUB_CORE, name: str = "hub",
-                 env: dict[str, str] | None = None) -> None:
-        self.argv, self.port, self.core, self.name = argv, port, core, name
+                 env: dict[str, str] | None = None, cwd: Path = ROOT) -> None:
+        self.argv, self.port, self.core, self.name, self.cwd = argv, port, core, name, cwd
         self.url = f"http://127.0.0.1:{port}"
         self.env = {**os.environ, **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
@@ -124,7 +124,7 @@ class Server:
             raise_nofile()
 
         log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the child
-        self.proc = subprocess.Popen(self.argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen(self.argv, cwd=self.cwd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                                      preexec_fn=before)
         log.close()
         deadline = time.monotonic() + timeout
@@ -200,7 +200,7 @@ LOAD_FLAGS = ["--conns-per-ip", "0", "--rooms-per-ip-per-min", "0", "--frames-pe
 
 
 def hub(*args: str, ws: str | None = None, loop: str | None = None, port: int | None = None,
-        core: int = HUB_CORE, name: str = "hub") -> Server:
+        core: int = HUB_CORE, name: str = "hub", cwd: Path = ROOT) -> Server:
     """A `python -m hub serve` process on core 0, with the load limits lifted and `args` added."""
     port = port or free_port()
     argv = [sys.executable, "-m", "hub", "serve", "--host", "127.0.0.1", "--port", str(port), *LOAD_FLAGS]
@@ -210,7 +210,7 @@ def hub(*args: str, ws: str | None = None, loop: str | None = None, port: int | 
         argv += ["--ws", ws]
     if loop:
         argv += ["--loop", loop]
-    return Server([*argv, *args], port, core=core, name=name)
+    return Server([*argv, *args], port, core=core, name=name, cwd=cwd)
 
 
 # ---- the lobby over HTTP -----------------------------------------------------------------------

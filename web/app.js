@@ -11,6 +11,9 @@ import { openReplay } from "./replay.js";
 
 const app = document.getElementById("app");
 let leave = null;
+// Every screen is drawn into #app by Preact, which leaves alone what it did not draw: the page's own
+// "Loading…" goes first.
+app.replaceChildren();
 
 function route() {
   if (leave) { leave(); leave = null; }

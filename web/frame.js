@@ -1,10 +1,18 @@
-// Drawing a view inside the table frame: header, board (the game's module), players, moves, result.
+// Drawing a view inside the table frame: header, board (the game's module), players, moves, the end.
 //
 // The frame knows nothing of sockets: table.js feeds it the live views of a connection, replay.js
 // the views rebuilt from a finished game's log. Both get the same table, drawn by the same module.
 // The game module interface is documented at the top of table.js.
+//
+// Every change (a view, a local choice, a notice) draws the whole table again as virtual nodes, and
+// Preact changes only what differs in the page (docs/web.md): a button that is still there after a
+// delta is the very same element, so a click whose press and release straddle the delta still lands,
+// and focus, scroll positions and half-typed fields stay where they were.
 
-import { h, api, toast, words, seatName, rebuild, announce, shareBox, roomLink, copyText } from "./ui.js";
+import { createRef } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { h, render, api, toast, words, seatName, announce, ShareBox, roomLink, copyText } from "./ui.js";
+import { playAgain } from "./play_again.js";
 
 // --- seat colours and symbols ------------------------------------------------------------------
 
@@ -55,6 +63,15 @@ export function seatMark(view, seat, colour = null) {
     "aria-label": label, "data-testid": "seat-mark", "data-colour": c.name }, c.symbol);
 }
 
+/**
+ * A player as the moves and the tables name them: their name, with their colour (or deck) as a
+ * small badge before it; the badge's words are for screen readers and the tooltip.
+ */
+export function playerTag(name, badge, { you = false } = {}) {
+  return h("span", { class: "player-tag" }, badge, h("span", { class: "player-name" }, name),
+    you ? h("span", { class: "muted" }, " (you)") : null);
+}
+
 // --- game modules ----------------------------------------------------------------------------------
 
 const modules = new Map();
@@ -80,6 +97,58 @@ export function gameName(id) {
   });
 }
 
+// --- the log in words ------------------------------------------------------------------------------
+
+/** One log entry as text; "Seat 2" becomes the player's name, which reads better than a number. */
+export function logText(line, view) {
+  const text = typeof line === "string" ? line : (line && typeof line.text === "string" ? line.text : JSON.stringify(line));
+  return text.replace(/\b([Ss])eat (\d+)\b/g, (all, _s, n) => {
+    const p = Array.isArray(view.players) ? view.players.find((x) => x && x.seat === Number(n)) : null;
+    return p && p.name ? String(p.name) : all;
+  });
+}
+
+/** The entries of `view.log` that `before.log` did not have yet: what one step added. */
+export function newLogLines(before, view) {
+  const now = Array.isArray(view.log) ? view.log : [];
+  const old = before && Array.isArray(before.log) ? before.log : [];
+  if (Number.isInteger(view.log_from) && Number.isInteger(before && before.log_from)) {
+    const added = view.log_from + now.length - (before.log_from + old.length);
+    return added > 0 ? now.slice(Math.max(0, now.length - added)) : [];
+  }
+  // A window of the last entries: the longest end of the old window that starts the new one.
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  for (let drop = 0; drop <= old.length; drop++) {
+    const tail = old.slice(drop);
+    if (tail.length <= now.length && tail.every((x, i) => same(x, now[i]))) return now.slice(tail.length);
+  }
+  return now;
+}
+
+// --- the deadline ------------------------------------------------------------------------------------
+
+/** Counts down to the view's deadline by the server's clock; redraws itself, not the table. */
+function Countdown({ deadline, now, mine }) {
+  const [, tick] = useState(0);
+  const warned = useRef(null);
+  useEffect(() => {
+    if (deadline === null) return undefined;
+    const timer = setInterval(() => tick((n) => n + 1), 250);
+    return () => clearInterval(timer);
+  }, [deadline]);
+  const at = deadline === null ? null : now();
+  const left = at === null ? null : Math.max(0, Math.ceil((deadline - at) / 1000));
+  useEffect(() => {
+    if (mine && left !== null && left > 0 && left <= 10 && warned.current !== deadline) {
+      warned.current = deadline;
+      announce(`${left} seconds left to play.`);
+    }
+  });
+  return h("span", { class: `deadline${left !== null && left <= 5 ? " urgent" : ""}`, "data-testid": "deadline",
+    role: "timer", "aria-live": "off", "data-left": left === null ? undefined : String(left) },
+  left === null ? "" : `◷ ${left} s left`);
+}
+
 // --- the frame -------------------------------------------------------------------------------------
 
 const ORDINALS = ["1st", "2nd", "3rd"];
@@ -87,42 +156,38 @@ const ORDINALS = ["1st", "2nd", "3rd"];
 /**
  * The table's layout and everything drawn from a view around the board. mode is "live" or
  * "replay"; ctx() gives the module context of the moment (see table.js).
+ *
+ * What the live table or the replay add is set on the frame and drawn with it: `banner` (closed
+ * for good), `join` (free seats on offer), `contest` (the generic grab button), `controls` (the
+ * replay's), `message` (in place of the board before there is a view), `room` (the room's info).
  */
 export class Frame {
   constructor(el, { rid, mode = "live", ctx }) {
+    this.el = el;
     this.rid = rid;
     this.mode = mode;
     this.ctxOf = ctx;
     this.view = null;
+    this.seq = null;
     this.mod = null;
     this.title = null;
     this.final = null;          // a close code once nothing more can be sent
+    this.closed = false;
+    this.busy = false;
+    this.banner = null;
+    this.join = null;
+    this.contest = null;
+    this.controls = null;
+    this.message = null;
+    this.room = null;
     this.reveal = { key: null, shown: 0, fresh: -1 };
+    this.summaryOpen = false;
     this.wasMyTurn = false;
-    this.deadlineOf = () => null;
-
-    this.headEl = h("header", { class: "table-head card", "data-testid": "table-head" });
-    this.bannerEl = h("div", { class: "banner", "data-testid": "banner", hidden: true });
-    this.joinEl = h("div", { class: "join-panel", hidden: true });
-    this.contestEl = h("div", { class: "contest", "data-testid": "contest", hidden: true, "aria-live": "assertive" });
-    this.controlsEl = h("div", { class: "replay-controls card", "data-testid": "replay-controls", hidden: true });
-    this.resultEl = h("section", { class: "result card", "data-testid": "result", hidden: true, tabindex: -1,
-      "aria-label": "Result" });
-    this.boardEl = h("section", { class: "board", "data-testid": "board", "aria-label": "The table" },
-      h("p", { class: "muted" }, mode === "replay" ? "Loading the replay…" : "Connecting to the table…"));
-    this.playersEl = h("ol", { class: "players-list", "data-testid": "players" });
-    this.logEl = h("ol", { class: "log", "data-testid": "log", tabindex: 0, "aria-label": "Moves so far" });
-    this.summaryEl = h("details", { class: "summary card", "data-testid": "summary", hidden: true });
-    el.replaceChildren(
-      h("div", { class: `table mode-${mode}` },
-        this.headEl, this.bannerEl, this.joinEl, this.controlsEl, this.contestEl, this.resultEl,
-        h("div", { class: "table-body" },
-          this.boardEl,
-          h("aside", { class: "side" },
-            h("section", { class: "card" }, h("h3", {}, "Players"), this.playersEl),
-            h("section", { class: "card" }, h("h3", {}, "Moves"), this.logEl))),
-        this.summaryEl,
-        h("p", { class: "back" }, h("a", { href: "#/" }, "← Lobby"))));
+    this.spokeResult = false;
+    this.serverNow = () => Date.now();
+    this.resultRef = createRef();
+    this.summaryRef = createRef();
+    this.draw();
   }
 
   ctx() {
@@ -158,37 +223,58 @@ export class Frame {
       this.mod = mod;
       this.modGame = view.game;
       this.title = title;
-      this.renderSummary();
+      this.firstMeeting();
     }
-    this.renderAll();
-  }
-
-  renderAll() {
-    if (!this.view || !this.mod || this.closed) return;
-    this.renderHead();
-    this.renderBoard();
-    this.renderPlayers();
-    this.renderLog();
-    this.renderResult();
+    this.draw();
     this.speak();
   }
 
-  renderBoard() {
-    if (!this.view || !this.mod) return;
+  /** Draw everything again; only what changed reaches the page. */
+  draw() {
+    if (this.closed) return;
+    render(this.tree(), this.el);
+  }
+
+  /** Leave the screen: its elements go, and with them their timers. */
+  close() {
+    this.closed = true;
+    render(null, this.el);
+  }
+
+  tree() {
+    const view = this.view && this.mod ? this.view : null;
+    return h("div", { class: `table mode-${this.mode}` },
+      this.head(view),
+      this.banner ? h("div", { class: "banner", "data-testid": "banner", "data-code": String(this.banner.code), role: "alert" },
+        h("p", {}, `✕ ${this.banner.reason}`), h("div", { class: "actions" }, ...this.banner.actions)) : null,
+      this.join && !(view && view.phase !== "waiting") ? this.joinPanel() : null,
+      this.controls ? h("div", { class: "replay-controls card", "data-testid": "replay-controls" }, this.controls()) : null,
+      this.contest ? this.contestBox() : null,
+      view && view.result ? this.endScreen(view)
+        : h("section", { class: "result card", "data-testid": "result", hidden: true, "aria-label": "Result" }),
+      h("div", { class: "table-body" },
+        h("section", { class: `board${this.busy ? " busy" : ""}`, "data-testid": "board", "aria-label": "The table",
+          "data-game": view ? view.game : undefined, "data-seq": view ? String(this.seq ?? "") : undefined },
+        view ? this.board(view) : this.message || h("p", { class: "muted" },
+          this.mode === "replay" ? "Loading the replay…" : "Connecting to the table…")),
+        h("aside", { class: "side" },
+          h("section", { class: "card" }, h("h3", {}, "Players"), view ? this.players(view) : null),
+          h("section", { class: "card moves" }, h("h3", {}, "Moves ", h("small", { class: "muted" }, "newest first")),
+            view ? this.moves(view) : null))),
+      view ? this.summary() : null,
+      h("p", { class: "back" }, h("a", { href: "#/" }, "← Lobby")));
+  }
+
+  board(view) {
     // Once closed for good (or in a replay) nothing can be sent, so nothing may look clickable.
     const frozen = this.final || this.mode === "replay";
-    const view = frozen ? { ...this.view, legal: [] } : this.view;
-    this.boardEl.dataset.game = view.game;
-    this.boardEl.dataset.seq = String(this.seq ?? "");
-    rebuild(this.boardEl, (el) => {
-      try {
-        this.mod.render(el, view, this.ctx());
-      } catch (e) {
-        console.error("the game module failed; falling back to the generic table", e);
-        el.replaceChildren();
-        generic.render(el, view, this.ctx());
-      }
-    });
+    const shown = frozen ? { ...view, legal: [] } : view;
+    try {
+      return this.mod.render(shown, this.ctx());
+    } catch (e) {
+      console.error("the game module failed; falling back to the generic table", e);
+      return generic.render(shown, this.ctx());
+    }
   }
 
   phaseText(view) {
@@ -199,23 +285,8 @@ export class Frame {
     return words(view.phase);
   }
 
-  renderHead() {
-    const view = this.view;
+  head(view) {
     const { seat, isSpectator } = this.ctx();
-    const parts = [h("h2", { class: "title", "data-testid": "game-title" }, this.title || (view ? words(view.game) : "Table"),
-      h("span", { class: "room-id" }, ` #${this.rid}`),
-      this.mod && this.mod.summary
-        ? h("button", { type: "button", class: "small how-to", "data-testid": "how-to", "data-focus-key": "how-to",
-          onclick: () => {
-            this.summaryEl.open = true;
-            this.summaryEl.scrollIntoView({ block: "start" });
-            this.summaryEl.querySelector("summary").focus();
-          } }, "? How to play")
-        : null)];
-    if (view) {
-      parts.push(h("p", { class: "phase", "data-testid": "phase", "data-phase": view.phase }, this.phaseText(view)));
-      parts.push(h("p", { class: `turn${this.myTurn() ? " mine" : ""}`, "data-testid": "turn" }, this.turnText(view, seat)));
-    }
     let badge;
     if (this.mode === "replay") {
       badge = h("span", { class: "badge spectator", "data-testid": "replay-badge" }, "▶ Replay: as a spectator saw it");
@@ -226,28 +297,54 @@ export class Frame {
         view ? this.mark(seat) : null, ` You are seat ${seat}${view ? ` (${seatName(view, seat)})` : ""}`);
     }
     const waiting = this.mode === "live" && view && view.phase === "waiting" && !this.final;
-    parts.push(h("p", { class: "who" }, badge, " ",
-      h("span", { class: "deadline", "data-testid": "deadline", role: "timer", "aria-live": "off" }),
-      this.mode === "live" && !waiting
-        ? h("button", { type: "button", class: "small", "data-testid": "share-room", "data-focus-key": "share-room",
-          onclick: async () => {
-            if (await copyText(roomLink(this.rid))) toast("Link copied: whoever opens it watches this table.");
-            else toast(`Copy this link by hand: ${roomLink(this.rid)}`, "info", 12000);
-          } }, "Copy link to watch")
-        : null));
-    if (waiting) {
-      parts.push(h("div", { class: "invite", "data-testid": "invite" },
-        h("p", {}, "Invite players with this link (a private room can be found no other way):"),
-        shareBox(roomLink(this.rid), { label: "Link to this room", testid: "invite" })));
-    }
-    rebuild(this.headEl, (el) => el.append(...parts));
-    this.tick();
+    const deadline = view && typeof view.deadline === "number" && !view.result && !this.final ? view.deadline : null;
+    const priv = this.room && this.room.private;
+    return h("header", { class: "table-head card", "data-testid": "table-head" },
+      h("h2", { class: "title", "data-testid": "game-title" }, this.title || (view ? words(view.game) : "Table"),
+        h("span", { class: "room-id" }, ` #${this.rid}`),
+        view && this.mod.summary
+          ? h("button", { type: "button", class: "small how-to", "data-testid": "how-to", onclick: () => this.openSummary() },
+            "? How to play")
+          : null),
+      view ? h("p", { class: "phase", "data-testid": "phase", "data-phase": view.phase }, this.phaseText(view)) : null,
+      view ? h("p", { class: `turn${this.myTurn() ? " mine" : ""}`, "data-testid": "turn" }, this.turnText(view, seat)) : null,
+      h("p", { class: "who" }, badge, " ",
+        h(Countdown, { deadline, now: this.serverNow, mine: this.myTurn() }),
+        this.mode === "live" && view && !waiting
+          ? h("button", { type: "button", class: "small", "data-testid": "share-room",
+            onclick: async () => {
+              if (await copyText(roomLink(this.rid))) toast("Link copied: whoever opens it watches this table.");
+              else toast(`Copy this link by hand: ${roomLink(this.rid)}`, "info", 12000);
+            } }, "Copy link to watch")
+          : null),
+      waiting ? h("div", { class: "invite", "data-testid": "invite" },
+        h("p", {}, priv ? "Invite players with this link (a private room can be found no other way):"
+          : "Invite players with this link, or let them find the room in the lobby:"),
+        h(ShareBox, { link: roomLink(this.rid), label: "Link to this room", testid: "invite" })) : null);
+  }
+
+  joinPanel() {
+    const { free, name, onName, onSit } = this.join;
+    return h("div", { class: "join-panel card" },
+      h("p", {}, "This table has free seats. "),
+      h("input", { value: name, placeholder: "Your name", maxlength: 24, "aria-label": "Your name", "data-testid": "join-name",
+        oninput: (e) => onName(e.currentTarget.value) }),
+      ...free.map((s) => h("button", { key: s, type: "button", class: "primary", "data-testid": `sit-${s}`,
+        onclick: () => onSit(s) }, `Sit at seat ${s}`)));
+  }
+
+  contestBox() {
+    const c = this.contest;
+    return h("div", { class: "contest", "data-testid": "contest", "aria-live": "assertive" },
+      h("button", { type: "button", class: "primary grab", "data-testid": "grab", disabled: c.sent, ref: c.ref,
+        onclick: c.onGrab }, c.sent ? "Sent: waiting for the judgement…" : `⚡ ${words(c.kind || "grab")}! (fastest hand wins)`));
   }
 
   myTurn() {
     const view = this.view;
+    if (!view || !this.mod) return false;
     const { seat, isSpectator } = this.ctx();
-    return Boolean(view && !view.result && !isSpectator && !this.final && this.mode === "live"
+    return Boolean(!view.result && !isSpectator && !this.final && this.mode === "live"
       && Array.isArray(view.active) && view.active.includes(seat));
   }
 
@@ -265,7 +362,7 @@ export class Frame {
 
   /** Tell a screen reader when the turn becomes this player's, and when the game ends. */
   speak() {
-    if (this.mode !== "live" || !this.view) return;
+    if (this.mode !== "live" || !this.view || !this.mod) return;
     const mine = this.myTurn();
     if (mine && !this.wasMyTurn) {
       announce(`Your turn: ${this.phaseText(this.view)}.`);
@@ -280,34 +377,15 @@ export class Frame {
     this.wasMyTurn = mine;
   }
 
-  /** Count down to the view's deadline; now() is the server's clock. */
-  tick(now = null) {
-    const el = this.headEl.querySelector(".deadline");
-    if (!el) return;
-    const view = this.view;
-    const deadline = view && typeof view.deadline === "number" && !view.result && !this.final ? view.deadline : null;
-    const at = now ?? this.deadlineOf();
-    if (deadline === null || at === null) { el.textContent = ""; return; }
-    const left = Math.max(0, Math.ceil((deadline - at) / 1000));
-    if (this.myTurn() && left > 0 && left <= 10 && this.warned !== deadline) {
-      this.warned = deadline;
-      announce(`${left} seconds left to play.`);
-    }
-    el.textContent = `◷ ${left} s left`;
-    el.dataset.left = String(left);
-    el.classList.toggle("urgent", left <= 5);
-  }
-
-  renderPlayers() {
-    const view = this.view;
+  players(view) {
     const { seat: me } = this.ctx();
     const active = new Set(Array.isArray(view.active) && !view.result ? view.active : []);
     const winners = new Set(view.result && Array.isArray(view.result.winners) ? view.result.winners : []);
     const players = Array.isArray(view.players) ? view.players : [];
-    this.playersEl.replaceChildren(...players.map((p) => {
+    return h("ol", { class: "players-list", "data-testid": "players" }, players.map((p) => {
       let figures = [];
       try { figures = this.mod && this.mod.figures ? this.mod.figures(p, view) : genericFigures(p); } catch { figures = genericFigures(p); }
-      return h("li", { class: `player${active.has(p.seat) ? " active" : ""}${p.seat === me ? " me" : ""}`, "data-seat": p.seat },
+      return h("li", { key: p.seat, class: `player${active.has(p.seat) ? " active" : ""}${p.seat === me ? " me" : ""}`, "data-seat": p.seat },
         h("span", { class: "marker", "aria-hidden": "true" }, winners.has(p.seat) ? "♛" : active.has(p.seat) ? "▶" : "·"),
         this.mark(p.seat),
         h("strong", {}, seatName(view, p.seat)),
@@ -318,14 +396,56 @@ export class Frame {
     }));
   }
 
-  renderLog() {
-    const view = this.view;
+  /**
+   * One log entry in words: the module's own wording (logWords), else the entry's text with each
+   * "Seat n" turned into that player's name, their seat's colour mark as its badge.
+   */
+  logWords(line, view) {
+    if (this.mod && typeof this.mod.logWords === "function") {
+      try { return this.mod.logWords(line, view, this.ctx()); } catch (e) { console.error("logWords failed", e); }
+    }
+    const text = typeof line === "string" ? line : (line && typeof line.text === "string" ? line.text : JSON.stringify(line));
+    const parts = [];
+    let last = 0;
+    for (const m of text.matchAll(/\b[Ss]eat (\d+)\b/g)) {
+      const seat = Number(m[1]);
+      const p = Array.isArray(view.players) ? view.players.find((x) => x && x.seat === seat) : null;
+      if (!p) continue;
+      parts.push(text.slice(last, m.index), playerTag(seatName(view, seat), this.mark(seat)));
+      last = m.index + m[0].length;
+    }
+    parts.push(text.slice(last));
+    return parts;
+  }
+
+  /**
+   * The moves, newest first: the box opens on the latest move with its first line whole, and a
+   * reader scrolled down to older moves keeps their place as new ones arrive above.
+   */
+  moves(view) {
     const log = Array.isArray(view.log) ? view.log.slice(-40) : [];
-    const atBottom = this.logEl.scrollHeight - this.logEl.scrollTop - this.logEl.clientHeight < 30;
-    this.logEl.replaceChildren(...log.map((line, i) =>
-      h("li", { class: i === log.length - 1 ? "latest" : "" }, logText(line, view))));
-    if (!log.length) this.logEl.appendChild(h("li", { class: "muted" }, "Nothing has happened yet."));
-    if (atBottom || this.mode === "replay") this.logEl.scrollTop = this.logEl.scrollHeight;
+    const first = (Number.isInteger(view.log_from) ? view.log_from : 0) + (Array.isArray(view.log) ? view.log.length : 0) - log.length;
+    // Keyed by the entry itself (and which of its equals, counted from the newest): when the window of
+    // the last entries slides, the entries still in it keep their elements, and only the new one is drawn.
+    const seen = new Map();
+    const items = [];
+    for (let i = log.length - 1; i >= 0; i--) {
+      const text = typeof log[i] === "string" ? log[i] : JSON.stringify(log[i]);
+      const nth = seen.get(text) || 0;
+      seen.set(text, nth + 1);
+      items.push(h("li", { key: `${nth}:${text}`, class: i === log.length - 1 ? "latest" : undefined, "data-n": first + i + 1 },
+        this.logWords(log[i], view)));
+    }
+    // At the top, new moves push the older ones down; scrolled down, the browser keeps what is read in
+    // place (overflow-anchor, style.css). data-reading is the page's own, not Preact's: set here only.
+    const reading = (e) => {
+      const el = e.currentTarget;
+      if (el.scrollTop > 0) el.dataset.reading = "";
+      else delete el.dataset.reading;
+    };
+    return h("ol", { class: "log", "data-testid": "log", tabindex: 0, "aria-label": "Moves so far, newest first",
+      onscroll: reading },
+    items.length ? items : h("li", { class: "muted" }, "Nothing has happened yet."));
   }
 
   headline(view) {
@@ -339,113 +459,137 @@ export class Frame {
     return headline;
   }
 
-  /**
-   * The scoring as rows to reveal one at a time: the module's own steps (scoreSteps) and the
-   * totals, or else the ranking from the last place up to the winner.
-   */
-  scoreRows(view) {
+  /** The module's scoring steps as rows to reveal one at a time, ending with the totals; or null. */
+  scoreTable(view) {
+    if (!this.mod || typeof this.mod.scoreSteps !== "function") return null;
+    let steps = null;
+    try { steps = this.mod.scoreSteps(view, this.ctx()); } catch (e) { console.error("scoreSteps failed", e); }
+    if (!Array.isArray(steps) || !steps.length) return null;
     const result = view.result;
     const scores = Array.isArray(result.scores) ? result.scores : [];
     const winners = new Set(Array.isArray(result.winners) ? result.winners : []);
     const seats = scores.map((_, s) => s);
-    let steps = null;
-    if (this.mod && typeof this.mod.scoreSteps === "function") {
-      try { steps = this.mod.scoreSteps(view, this.ctx()); } catch (e) { console.error("scoreSteps failed", e); }
-    }
-    const crown = (s) => (winners.has(s) ? "♛ " : "");
-    if (Array.isArray(steps) && steps.length) {
-      const running = seats.map(() => 0);
-      const rows = steps.map((st) => {
-        const points = Array.isArray(st.points) ? st.points : [];
-        return {
-          label: String(st.label ?? ""),
-          note: st.note ? String(st.note) : "",
-          cells: seats.map((s) => {
-            const v = points[s];
-            if (typeof v !== "number") return v === undefined || v === null ? "–" : String(v);
-            running[s] += v;
-            return `${v >= 0 ? "+" : ""}${v}`;
-          }),
-          sub: seats.map((s) => (typeof points[s] === "number" ? `= ${running[s]}` : "")),
-        };
-      });
-      rows.push({ label: "Total", cells: seats.map((s) => `${crown(s)}${scores[s]}`), total: true,
-        cls: "total" });
-      return { head: ["", ...seats.map((s) => seatName(view, s))], seatCols: true, rows, winners };
-    }
-    // The result's other figures per seat (a tie-break such as tiles on the board) as columns.
-    const perSeat = perSeatExtras(result);
-    const rank = (s) => 1 + scores.filter((x) => x > scores[s]).length;
-    const order = seats.slice().sort((a, b) => scores[a] - scores[b] || winners.has(a) - winners.has(b) || b - a);
-    const rows = order.map((s) => ({
-      label: ORDINALS[rank(s) - 1] || `${rank(s)}th`,
-      cells: [`${crown(s)}${seatName(view, s)}`, String(scores[s]), ...perSeat.map(([, v]) => String(v[s]))],
-      cls: winners.has(s) ? "winner" : "",
-    }));
-    return { head: ["Place", "Player", "Points", ...perSeat.map(([k]) => words(k))], seatCols: false, rows, winners };
+    const running = seats.map(() => 0);
+    const rows = steps.map((st) => {
+      const points = Array.isArray(st.points) ? st.points : [];
+      return {
+        label: String(st.label ?? ""),
+        note: st.note ? String(st.note) : "",
+        cells: seats.map((s) => {
+          const v = points[s];
+          if (typeof v !== "number") return v === undefined || v === null ? "–" : String(v);
+          running[s] += v;
+          return `${v >= 0 ? "+" : ""}${v}`;
+        }),
+        sub: seats.map((s) => (typeof points[s] === "number" ? `= ${running[s]}` : "")),
+      };
+    });
+    rows.push({ label: "Total", cells: seats.map((s) => `${winners.has(s) ? "♛ " : ""}${scores[s]}`), cls: "total" });
+    return { head: ["", ...seats.map((s) => seatName(view, s))], rows };
   }
 
-  renderResult() {
-    const view = this.view;
+  /** The frame's own final table: the ranking, with the result's other per-seat figures as columns. */
+  ranking(view) {
     const result = view.result;
-    if (!result) { this.resultEl.hidden = true; this.reveal.key = null; return; }
-    const table = this.scoreRows(view);
-    const key = JSON.stringify(result);
-    if (this.reveal.key !== key) this.reveal = { key, shown: 1, fresh: 0 };
-    const total = table.rows.length;
+    const scores = Array.isArray(result.scores) ? result.scores : [];
+    const winners = new Set(Array.isArray(result.winners) ? result.winners : []);
+    const perSeat = perSeatExtras(result);
+    const rank = (s) => 1 + scores.filter((x) => x > scores[s]).length;
+    const order = scores.map((_, s) => s).sort((a, b) => scores[b] - scores[a] || winners.has(b) - winners.has(a) || a - b);
+    const extras = Object.entries(result).filter(([k]) => k !== "winners" && k !== "scores" && !perSeat.some(([p]) => p === k));
+    return [
+      h("div", { class: "scroll" }, h("table", { class: "final-table", "data-testid": "result-final" },
+        h("thead", {}, h("tr", {}, ["Place", "Player", "Points", ...perSeat.map(([k]) => words(k))].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, order.map((s) => h("tr", { key: s, class: winners.has(s) ? "winner" : undefined, "data-seat": s },
+          h("th", { scope: "row" }, ORDINALS[rank(s) - 1] || `${rank(s)}th`),
+          h("td", {}, winners.has(s) ? "♛ " : "", seatName(view, s)),
+          h("td", { class: "num" }, String(scores[s])),
+          perSeat.map(([k, v]) => h("td", { key: k, class: "num" }, String(v[s])))))))),
+      extras.map(([k, v]) => h("p", { key: k, class: "extra" }, `${words(k)}: ${Array.isArray(v) ? v.join(" / ") : JSON.stringify(v)}`)),
+    ];
+  }
+
+  /**
+   * The end of the game, once: the headline; the scoring step by step where the game's module
+   * gives steps worth watching (scoreSteps); the final table (the module's finalTable, else the
+   * ranking when there were no steps); the replay; the play-again place (play_again.js); the lobby.
+   */
+  endScreen(view) {
+    const ctx = this.ctx();
+    const table = this.scoreTable(view);
+    let final = null;
+    if (this.mod && typeof this.mod.finalTable === "function") {
+      try { final = this.mod.finalTable(view, ctx); } catch (e) { console.error("finalTable failed", e); }
+    }
+    if (!final && !table) final = this.ranking(view);
+    const key = JSON.stringify(view.result);
+    if (this.reveal.key !== key) this.reveal = { key, shown: 1, fresh: -1 };
+    const total = table ? table.rows.length : 0;
     const shown = Math.min(this.reveal.shown, total);
     const done = shown >= total;
-    const shownAsColumns = new Set(table.seatCols ? [] : perSeatExtras(result).map(([k]) => k));
-    const extras = Object.entries(result).filter(([k]) => k !== "winners" && k !== "scores" && !shownAsColumns.has(k));
+    const fresh = this.reveal.fresh;
+    this.reveal.fresh = -1;
     const go = (n) => {
       this.reveal.fresh = n > this.reveal.shown ? n - 1 : -1;
       this.reveal.shown = n;
-      this.renderResult();
-      if (n >= total) this.resultEl.focus({ preventScroll: true });
+      this.draw();
+      if (n >= total && this.resultRef.current) this.resultRef.current.focus({ preventScroll: true });
     };
-    rebuild(this.resultEl, (el) => {
-      el.append(
-        h("h3", {}, "Result"),
-        h("p", { class: "headline", "data-testid": "result-headline" }, this.headline(view)),
-        h("h4", {}, "Scoring, step by step"),
-        h("div", { class: "scroll" }, h("table", { class: `scores${table.seatCols ? " by-seat" : ""}`, "data-testid": "result-scores",
+    return h("section", { class: "result card", "data-testid": "result", tabindex: -1, "aria-label": "Result", ref: this.resultRef },
+      h("h3", {}, "The end"),
+      h("p", { class: "headline", "data-testid": "result-headline" }, this.headline(view)),
+      table ? [
+        h("h4", { key: "steps-title" }, "Scoring, step by step"),
+        h("div", { key: "steps", class: "scroll" }, h("table", { class: "scores by-seat", "data-testid": "result-scores",
           "data-shown": shown, "data-steps": total },
-        h("thead", {}, h("tr", {}, ...table.head.map((c) => h("th", { scope: "col" }, c)))),
-        h("tbody", {}, ...table.rows.map((r, i) => h("tr", {
-          class: `${r.cls || ""}${i === this.reveal.fresh ? " fresh" : ""}`, hidden: i >= shown, "data-step": i,
-        },
+        h("thead", {}, h("tr", {}, table.head.map((c, i) => h("th", { key: i, scope: "col" }, c)))),
+        h("tbody", {}, table.rows.map((r, i) => h("tr", { key: i, class: `${r.cls || ""}${i === fresh ? " fresh" : ""}` || undefined,
+          hidden: i >= shown, "data-step": i },
         h("th", { scope: "row" }, r.label, r.note ? h("small", { class: "note" }, r.note) : null),
-        ...r.cells.map((c, j) => h("td", {}, c, r.sub && r.sub[j] ? h("small", { class: "running" }, r.sub[j]) : null))))))),
-        h("div", { class: "actions score-steps" },
-          h("button", { type: "button", class: done ? "" : "primary", "data-testid": "score-next", "data-focus-key": "score-next",
+        r.cells.map((c, j) => h("td", { key: j }, c, r.sub && r.sub[j] ? h("small", { class: "running" }, r.sub[j]) : null))))))),
+        h("div", { key: "steps-go", class: "actions score-steps" },
+          h("button", { type: "button", class: done ? undefined : "primary", "data-testid": "score-next",
             disabled: done, onclick: () => go(shown + 1) }, done ? "All shown" : `Next ▸ (${shown} of ${total})`),
-          done ? null : h("button", { type: "button", "data-testid": "score-all", "data-focus-key": "score-all",
-            onclick: () => go(total) }, "Show all")),
-        ...extras.map(([k, v]) => h("p", { class: "extra" }, `${words(k)}: ${Array.isArray(v) ? v.join(" / ") : JSON.stringify(v)}`)),
-        h("p", { class: "actions" },
-          this.mode === "live"
-            ? h("a", { class: "button", href: `#/replay/${encodeURIComponent(this.rid)}`, "data-testid": "result-replay" },
-              "▶ Replay this game move by move")
-            : null,
-          h("a", { class: "button", href: "#/" }, "Back to the lobby for another game")));
-    });
-    this.reveal.fresh = -1;
-    this.resultEl.hidden = false;
+          done ? null : h("button", { type: "button", "data-testid": "score-all", onclick: () => go(total) }, "Show all")),
+      ] : null,
+      final ? [h("h4", { key: "final-title" }, "Final table"), h("div", { key: "final", class: "final" }, final)] : null,
+      h("p", { class: "actions end-actions" },
+        this.mode === "live"
+          ? h("a", { class: "button", href: `#/replay/${encodeURIComponent(this.rid)}`, "data-testid": "result-replay" },
+            "▶ Replay this game move by move")
+          : null,
+        playAgain({ rid: this.rid, view, mode: this.mode, ctx }),
+        h("a", { class: "button", href: "#/" }, "Back to the lobby")));
   }
 
-  renderSummary() {
-    if (!this.mod || !this.mod.summary) { this.summaryEl.hidden = true; return; }
-    this.summaryEl.hidden = false;
-    // Open the first time this browser meets the game: a newcomer should not have to look for it.
+  /** The rules summary is open the first time this browser meets the game. */
+  firstMeeting() {
+    if (!this.mod || !this.mod.summary) return;
     const key = `hub.seen.${this.modGame}`;
     try {
       if (!localStorage.getItem(key)) {
-        this.summaryEl.open = true;
+        this.summaryOpen = true;
         localStorage.setItem(key, "1");
       }
     } catch { /* storage refused: stays closed */ }
-    this.summaryEl.replaceChildren(h("summary", {}, `How to play ${this.title || ""}`),
-      ...String(this.mod.summary).split(/\n\s*\n/).map((p) => h("p", {}, p.trim())));
+  }
+
+  openSummary() {
+    this.summaryOpen = true;
+    this.draw();
+    const el = this.summaryRef.current;
+    if (el) {
+      el.scrollIntoView({ block: "start" });
+      el.querySelector("summary").focus();
+    }
+  }
+
+  summary() {
+    if (!this.mod.summary) return null;
+    return h("details", { class: "summary card", "data-testid": "summary", open: this.summaryOpen, ref: this.summaryRef,
+      ontoggle: (e) => { this.summaryOpen = e.currentTarget.open; } },
+    h("summary", {}, `How to play ${this.title || ""}`),
+    String(this.mod.summary).split(/\n\s*\n/).map((p, i) => h("p", { key: i }, p.trim())));
   }
 }
 
@@ -454,15 +598,6 @@ function perSeatExtras(result) {
   const n = Array.isArray(result.scores) ? result.scores.length : -1;
   return Object.entries(result).filter(([k, v]) => k !== "winners" && k !== "scores" && Array.isArray(v)
     && v.length === n && v.every((x) => typeof x === "number" || typeof x === "string"));
-}
-
-/** One log entry as text; "Seat 2" becomes the player's name, which reads better than a number. */
-export function logText(line, view) {
-  const text = typeof line === "string" ? line : (line && typeof line.text === "string" ? line.text : JSON.stringify(line));
-  return text.replace(/\b([Ss])eat (\d+)\b/g, (all, _s, n) => {
-    const p = Array.isArray(view.players) ? view.players.find((x) => x && x.seat === Number(n)) : null;
-    return p && p.name ? String(p.name) : all;
-  });
 }
 
 function genericFigures(p) {
@@ -484,38 +619,40 @@ export function actionLabel(action) {
 }
 
 let rawOpen = false;
+let rawAction = "";
 
 /** The fallback board: every legal action as a button, plus the raw view for the curious. */
 export const generic = {
   id: "generic",
   title: null,
   summary: "",
-  render(el, view, ctx) {
+  render(view, ctx) {
     const legal = Array.isArray(view.legal) ? view.legal : [];
-    el.appendChild(h("p", { class: "muted" },
-      "This game has no table of its own yet: each move you may make now is a button."));
+    let body;
     if (ctx.isSpectator) {
-      el.appendChild(h("p", {}, "You are watching; the players’ moves appear in the log."));
+      body = h("p", {}, "You are watching; the players’ moves appear in the log.");
     } else if (!legal.length) {
-      el.appendChild(h("p", {}, view.result ? "The game is over." : "Nothing to do right now: wait for the others."));
+      body = h("p", {}, view.result ? "The game is over." : "Nothing to do right now: wait for the others.");
     } else {
-      el.appendChild(h("div", { class: "legal-list", "data-testid": "legal-list" },
-        ...legal.map((action, i) => h("button", {
-          type: "button", class: "legal", "data-testid": "legal", "data-legal": "true", "data-focus-key": `legal-${i}`,
-          onclick: () => ctx.send(action),
-        }, actionLabel(action)))));
-      const text = h("textarea", { rows: 3, "aria-label": "An action as JSON", placeholder: '{"type": "…"}' });
-      el.appendChild(h("details", { class: "raw-action" },
-        h("summary", {}, "Send another action (JSON)"), text,
-        h("button", { type: "button", onclick: () => {
-          let action;
-          try { action = JSON.parse(text.value); } catch { toast("That is not JSON.", "error"); return; }
-          ctx.send(action);
-        } }, "Send")));
+      body = [
+        h("div", { key: "list", class: "legal-list", "data-testid": "legal-list" },
+          legal.map((action, i) => h("button", { key: i, type: "button", class: "legal", "data-testid": "legal", "data-legal": "true",
+            onclick: () => ctx.send(action) }, actionLabel(action)))),
+        h("details", { key: "raw", class: "raw-action" },
+          h("summary", {}, "Send another action (JSON)"),
+          h("textarea", { rows: 3, "aria-label": "An action as JSON", placeholder: '{"type": "…"}', value: rawAction,
+            oninput: (e) => { rawAction = e.currentTarget.value; } }),
+          h("button", { type: "button", onclick: () => {
+            let action;
+            try { action = JSON.parse(rawAction); } catch { toast("That is not JSON.", "error"); return; }
+            ctx.send(action);
+          } }, "Send")),
+      ];
     }
-    const raw = h("details", { class: "raw-view", open: rawOpen }, h("summary", {}, "The whole view"),
-      h("pre", {}, JSON.stringify(view, null, 2)));
-    raw.addEventListener("toggle", () => { rawOpen = raw.open; });
-    el.appendChild(raw);
+    return h("div", { class: "generic" },
+      h("p", { class: "muted" }, "This game has no table of its own yet: each move you may make now is a button."),
+      body,
+      h("details", { class: "raw-view", open: rawOpen, ontoggle: (e) => { rawOpen = e.currentTarget.open; } },
+        h("summary", {}, "The whole view"), h("pre", {}, JSON.stringify(view, null, 2))));
   },
 };

@@ -2,188 +2,91 @@
 //
 // Everything here is plain HTTP against /api; the table itself is table.js. The options form is
 // built from each option's description ({default, choices?, min?, max?, doc?}), so a game or a hub
-// setting added later shows up without touching this file.
+// setting added later shows up without touching this file; the hub's own options get plain words
+// (and seconds rather than milliseconds) from OPTION_WORDS.
 
-import { h, api, toast, savedName, saveName, saveSeat, seatFor, words, copyText, roomLink } from "./ui.js";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { h, render, api, toast, savedName, saveName, saveSeat, seatFor, words, withCode, copyText, roomLink } from "./ui.js";
 
 const REFRESH_MS = 3000;
 const MAX_ROOMS = 30;
 const STATUS_WORDS = { waiting: "◷ waiting for players", playing: "▶ playing", finished: "■ finished" };
 const STATUS_ORDER = { waiting: 0, playing: 1, finished: 2 };
 
-/** Render the lobby into el; returns a function that stops its timers. */
+/**
+ * Words for options whose names are the hub's own shorthand. `scale` turns what the player types
+ * (seconds, any fraction) into what the option takes (whole milliseconds).
+ */
+const OPTION_WORDS = {
+  bot_delay_ms: { label: "Bot thinking time", unit: "seconds", scale: 1000,
+    help: "How long a bot waits before it moves: a person's pace by default, 0 for at once." },
+  grab_window_ms: { label: "Time to grab", unit: "seconds", scale: 1000,
+    help: "How long a card stays up for grabs at most." },
+  decision_seconds: { label: "Time per decision", unit: "seconds",
+    help: "0 means no limit. When the time is up, the game makes the default move for the player." },
+  bank_seconds: { label: "Time bank", unit: "seconds",
+    help: "Extra time of each player's own, used once a decision's time is up (like a chess clock); "
+      + "0 means none." },
+  private: { label: "Private room", help: "Not listed in the lobby: only those you send the link can join." },
+  max_offers: { label: "Open offers per player" },
+  battles: { label: "Battles", help: "How many battles the “Lowest total” and “Battle points” variants last." },
+};
+
+/** Render the lobby into el; returns a function that takes it away (and stops its timers). */
 export function renderLobby(el) {
-  let games = [];
-  let stopped = false;
-  let timer = null;
+  render(h(Lobby, {}), el);
+  return () => render(null, el);
+}
 
-  const nameInput = h("input", {
-    id: "player-name", name: "name", maxlength: 24, autocomplete: "nickname",
-    placeholder: "Your name", value: savedName(), "data-testid": "name",
-    oninput: () => { if (nameInput.value.trim()) saveName(nameInput.value.trim()); },
-  });
-  const goInput = h("input", { id: "go-room", name: "room", placeholder: "a link or a room id", "data-testid": "go-room",
-    autocomplete: "off" });
-  const goForm = h("form", { class: "go card", onsubmit: (e) => {
-    e.preventDefault();
-    const raw = goInput.value.trim();
-    // A pasted link keeps what follows "#/room/"; anything else is taken as the id itself.
-    const m = raw.match(/#\/(room|replay)\/([^/?#\s]+)(\/watch)?/);
-    const rid = m ? decodeURIComponent(m[2]) : raw.replace(/^#/, "");
-    if (!rid || /[\s/]/.test(rid)) { toast("That is neither a room link nor a room id.", "error"); return; }
-    location.hash = m && m[1] === "replay" ? `#/replay/${encodeURIComponent(rid)}`
-      : `#/room/${encodeURIComponent(rid)}${m && m[3] ? "/watch" : ""}`;
-  } },
-  h("label", { for: "go-room" }, "Open a room someone sent you "), goInput,
-  h("button", { type: "submit", "data-testid": "go" }, "Open"));
-  const gamesBox = h("div", { class: "games", "data-testid": "games" }, h("p", { class: "muted" }, "Loading games…"));
-  const createBox = h("form", { class: "create card", "data-testid": "create-form", onsubmit: (e) => { e.preventDefault(); create(); } });
-  const roomsBox = h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, "Loading rooms…"));
+function Lobby() {
+  const [name, setName] = useState(savedName);
+  const [games, setGames] = useState(null);
+  const [gamesError, setGamesError] = useState(null);
+  const [picked, setPicked] = useState(null);
+  const [rooms, setRooms] = useState(null);
+  const [roomsError, setRoomsError] = useState(null);
+  const refresh = useRef(() => {});
 
-  el.replaceChildren(
-    h("section", { class: "who card" },
-      h("label", { for: "player-name" }, "Your name "), nameInput,
-      h("small", { class: "muted" }, " remembered in this browser")),
-    h("section", {}, h("h2", {}, "Games"), gamesBox),
-    h("section", { id: "new-room" }, h("h2", {}, "New room"), createBox),
-    h("section", {}, h("h2", {}, "Rooms"),
-      h("p", { class: "muted" }, "Waiting and running rooms, and finished games with their replays. Private rooms are not listed."),
-      roomsBox),
-    h("section", {}, goForm),
-  );
+  useEffect(() => {
+    api("GET", "/api/games").then((list) => setGames(Array.isArray(list) ? list : []))
+      .catch((e) => setGamesError(e.message));
+  }, []);
 
-  function myName() {
-    const name = nameInput.value.trim() || "Player";
-    saveName(name);
-    return name;
-  }
-
-  // --- games and the create form -----------------------------------------------------------
-
-  api("GET", "/api/games").then((list) => {
-    games = Array.isArray(list) ? list : [];
-    gamesBox.replaceChildren(...games.map((g) => h("article", { class: "game card", "data-game": g.id, "data-testid": "game" },
-      h("h3", {}, g.name || words(g.id)),
-      h("p", { class: "players", "data-testid": "game-players" },
-        `${g.min_players === g.max_players ? g.min_players : `${g.min_players}–${g.max_players}`} players`),
-      g.description ? h("p", { class: "desc" }, g.description) : null,
-      h("button", { type: "button", "data-testid": `pick-${g.id}`, onclick: () => {
-        buildCreate(g.id);
-        const select = document.getElementById("new-game");
-        if (select) { select.scrollIntoView({ block: "center" }); select.focus(); }
-      } }, "New room of this game"))));
-    if (!games.length) gamesBox.replaceChildren(h("p", { class: "muted" }, "No games are served."));
-    buildCreate();
-  }).catch((e) => {
-    gamesBox.replaceChildren(h("p", { class: "error" }, `Could not load the games: ${e.message}`));
-  });
-
-  let form = null; // {game, seats, options: {name: read()}, bots: [checkbox]}
-
-  function buildCreate(gameId) {
-    const game = games.find((g) => g.id === gameId) || games[0];
-    if (!game) return;
-    const gameSelect = h("select", { id: "new-game", name: "game", "data-testid": "new-game",
-      onchange: () => buildCreate(gameSelect.value) },
-    ...games.map((g) => h("option", { value: g.id, selected: g.id === game.id }, g.name || words(g.id))));
-    const seatsSelect = h("select", { id: "new-seats", name: "seats", "data-testid": "new-seats",
-      onchange: () => buildBots() });
-    for (let n = game.min_players; n <= game.max_players; n++) {
-      seatsSelect.appendChild(h("option", { value: n, selected: n === (form && form.game === game.id ? form.seatsValue : game.min_players) }, String(n)));
-    }
-    const botsBox = h("fieldset", { class: "bots", "data-testid": "bots" });
-    const submit = h("button", { type: "submit", class: "primary", "data-testid": "create" }, "Create room");
-    const privateNote = h("p", { class: "note", "data-testid": "private-note", hidden: true },
-      "A private room is not listed here: the table shows its link, which is the only way in. Send it to the others.");
-    const optionRows = [];
-    const readers = {};
-    for (const [name, spec] of Object.entries(game.options || {})) {
-      const { input, read } = optionInput(name, spec || {});
-      readers[name] = { read, spec: spec || {} };
-      optionRows.push(h("div", { class: "option" },
-        h("label", { for: input.id }, words(name)), input,
-        spec && spec.doc ? h("small", { class: "doc" }, spec.doc) : null));
-    }
-    const keep = form && form.game === game.id ? form : null;
-    form = { game: game.id, seatsSelect, readers, bots: [], seatsValue: Number(seatsSelect.value) };
-
-    // Who sits where: each seat a bot or not; the creator takes the first seat left to people,
-    // and with every seat a bot simply watches.
-    function mySeat() {
-      const bots = new Set(form.bots.filter((b) => b.checked).map((b) => Number(b.value)));
-      for (let s = 0; s < form.seatsValue; s++) if (!bots.has(s)) return s;
-      return null;
-    }
-    function labelSeats() {
-      const me = mySeat();
-      for (const cb of form.bots) {
-        const s = Number(cb.value);
-        cb.parentElement.lastChild.textContent = ` Seat ${s}: ${cb.checked ? "⚙ bot" : s === me ? "you" : "a player (free seat)"}`;
+  useEffect(() => {
+    let stopped = false;
+    let timer = null;
+    const load = async () => {
+      clearTimeout(timer);
+      try {
+        const got = await api("GET", "/api/rooms");
+        const list = (Array.isArray(got) ? got : []).slice()
+          .sort((a, b) => (STATUS_ORDER[a.status] ?? 3) - (STATUS_ORDER[b.status] ?? 3))
+          .slice(0, MAX_ROOMS);
+        // The listing may carry each seat's name (an extension of the contract); only without it is
+        // each room asked for its seats, which costs a request per room per refresh.
+        const details = await Promise.all(list.map((r) => (Array.isArray(r.names)
+          ? { seats: r.names.map((n, seat) => ({ seat, name: n, bot: Array.isArray(r.bots) ? Boolean(r.bots[seat]) : null })) }
+          : api("GET", `/api/rooms/${encodeURIComponent(r.room)}`).catch(() => null))));
+        if (stopped) return;
+        setRooms(list.map((r, i) => ({ ...r, detail: details[i] })));
+        setRoomsError(null);
+      } catch (e) {
+        if (!stopped) setRoomsError(e.message);
       }
-      submit.textContent = me === null ? "Create room and watch the bots" : `Create room and sit at seat ${me}`;
-    }
-    function buildBots() {
-      const n = Number(seatsSelect.value);
-      form.seatsValue = n;
-      const source = form.bots.length ? form.bots : keep ? keep.bots : [];
-      const was = new Set(source.filter((b) => b.checked).map((b) => Number(b.value)));
-      form.bots = [];
-      const boxes = [h("legend", {}, "Bots: tick the seats a bot should take")];
-      for (let s = 0; s < n; s++) {
-        const cb = h("input", { type: "checkbox", value: s, name: "bot", checked: was.has(s),
-          "data-testid": `bot-${s}`, onchange: labelSeats });
-        form.bots.push(cb);
-        boxes.push(h("label", {}, cb, h("span", {}, "")));
-      }
-      botsBox.replaceChildren(...boxes);
-      labelSeats();
-    }
-    form.mySeat = mySeat;
-    buildBots();
-
-    createBox.replaceChildren(
-      h("div", { class: "option" }, h("label", { for: "new-game" }, "Game"), gameSelect),
-      game.description ? h("p", { class: "desc" }, game.description) : null,
-      h("div", { class: "option" }, h("label", { for: "new-seats" }, "Seats"), seatsSelect),
-      ...optionRows,
-      privateNote,
-      botsBox,
-      submit,
-    );
-    const privateBox = createBox.querySelector("#opt-private");
-    if (privateBox) {
-      const sync = () => { privateNote.hidden = !privateBox.checked; };
-      privateBox.addEventListener("change", sync);
-      sync();
-    }
-  }
-
-  async function create() {
-    if (!form) return;
-    const options = {};
-    for (const [name, { read, spec }] of Object.entries(form.readers)) {
-      const value = read();
-      // Send only what differs from the default: the hub fills the rest, and a default never
-      // clashes with another choice (a mode that needs a certain seat count, say).
-      if (value !== undefined && JSON.stringify(value) !== JSON.stringify(spec.default)) options[name] = value;
-    }
-    const body = {
-      game: form.game,
-      seats: Number(form.seatsSelect.value),
-      options,
-      bots: form.bots.filter((b) => b.checked).map((b) => Number(b.value)),
+      if (!stopped) timer = setTimeout(load, REFRESH_MS);
     };
-    const me = form.mySeat();
-    try {
-      const room = await api("POST", "/api/rooms", body);
-      if (me === null) location.hash = `#/room/${encodeURIComponent(room.room)}/watch`;
-      else await join(room.room, me);
-    } catch (e) {
-      toast(`Could not create the room: ${e.message}`, "error");
-    }
-  }
+    refresh.current = load;
+    load();
+    return () => { stopped = true; clearTimeout(timer); };
+  }, []);
 
-  async function join(rid, seat) {
+  const myName = () => {
+    const n = name.trim() || "Player";
+    saveName(n);
+    return n;
+  };
+
+  const join = async (rid, seat) => {
     try {
       const body = { name: myName() };
       if (seat !== undefined && seat !== null) body.seat = seat;
@@ -192,113 +95,243 @@ export function renderLobby(el) {
       location.hash = `#/room/${encodeURIComponent(rid)}`;
     } catch (e) {
       toast(e.status === 409 ? "That seat is taken (or the room is full)." : `Could not join: ${e.message}`, "error");
-      refresh();
+      refresh.current();
     }
-  }
+  };
 
-  // --- open rooms -------------------------------------------------------------------------
+  const pick = (id) => {
+    setPicked({ id, at: Date.now() });
+    requestAnimationFrame(() => {
+      const select = document.getElementById("new-game");
+      if (select) { select.scrollIntoView({ block: "center" }); select.focus(); }
+    });
+  };
 
-  async function refresh() {
-    if (stopped) return;
-    clearTimeout(timer);
-    try {
-      const rooms = await api("GET", "/api/rooms");
-      const list = (Array.isArray(rooms) ? rooms : [])
-        .slice()
-        .sort((a, b) => (STATUS_ORDER[a.status] ?? 3) - (STATUS_ORDER[b.status] ?? 3))
-        .slice(0, MAX_ROOMS);
-      // The listing may carry each seat's name (an extension of the contract); only without it is
-      // each room asked for its seats, which costs a request per room per refresh.
-      const details = await Promise.all(list.map((r) => (Array.isArray(r.names)
-        ? { seats: r.names.map((name, seat) => ({ seat, name, bot: Array.isArray(r.bots) ? Boolean(r.bots[seat]) : null })) }
-        : api("GET", `/api/rooms/${encodeURIComponent(r.room)}`).catch(() => null))));
-      if (stopped) return;
-      renderRooms(list, details);
-    } catch (e) {
-      if (!stopped) roomsBox.replaceChildren(h("p", { class: "error" }, `Could not load the rooms: ${e.message}`));
-    }
-    if (!stopped) timer = setTimeout(refresh, REFRESH_MS);
-  }
-
-  function renderRooms(list, details) {
-    if (!list.length) {
-      roomsBox.replaceChildren(h("p", { class: "muted" }, "No rooms yet: create one above."));
-      return;
-    }
-    const game = (id) => games.find((g) => g.id === id);
-    roomsBox.replaceChildren(...list.map((r, i) => {
-      const d = details[i];
-      const mine = seatFor(r.room);
-      const seats = d && Array.isArray(d.seats) ? d.seats : [];
-      const link = roomLink(r.room);
-      const seatChips = seats.map((s) => {
-        if (s.name || s.bot) {
-          // bot is null when the listing does not say (then no sign rather than a wrong one).
-          const sign = s.bot ? "⚙ " : s.bot === false ? "☺ " : "";
-          return h("li", { class: `seat ${s.bot ? "bot" : ""}` },
-            `${s.seat}: ${sign}${s.name || "bot"}${s.connected === false && !s.bot && r.status === "playing" ? " (away)" : ""}`);
-        }
-        return h("li", { class: "seat free" },
-          r.status === "waiting"
-            ? h("button", { type: "button", "data-testid": `join-${r.room}-${s.seat}`, onclick: () => join(r.room, s.seat) },
-              `${s.seat}: free — join`)
-            : `${s.seat}: empty`);
-      });
-      return h("article", { class: `room card status-${r.status}`, "data-room": r.room, "data-testid": "room" },
-        h("header", {},
-          h("strong", {}, (game(r.game) && game(r.game).name) || words(r.game)),
-          " ", h("span", { class: "room-id" }, `#${r.room}`),
-          " ", h("span", { class: "status" }, STATUS_WORDS[r.status] || r.status),
-          " ", h("span", { class: "taken" }, `${r.taken}/${r.seats} seated`)),
-        seatChips.length ? h("ul", { class: "seats" }, ...seatChips) : null,
-        h("div", { class: "actions" },
-          mine && r.status !== "finished"
-            ? h("a", { class: "button primary", href: `#/room/${encodeURIComponent(r.room)}` }, `Back to my seat ${mine.seat}`) : null,
-          !mine && r.status === "waiting" && r.taken < r.seats && !seats.length
-            ? h("button", { type: "button", onclick: () => join(r.room) }, "Join") : null,
-          r.status === "finished"
-            ? h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(r.room)}`, "data-testid": `replay-${r.room}` },
-              "▶ Replay")
-            : h("a", { class: "button", href: `#/room/${encodeURIComponent(r.room)}/watch`, "data-testid": `watch-${r.room}` },
-              "◉ Watch"),
-          r.status === "finished" ? null
-            : h("button", { type: "button", "data-testid": `share-${r.room}`, onclick: () => share(link) }, "Copy link")));
-    }));
-  }
-
-  refresh();
-  return () => { stopped = true; clearTimeout(timer); };
+  return h("div", { class: "lobby" },
+    h("section", { class: "who card" },
+      h("label", { for: "player-name" }, "Your name "),
+      h("input", { id: "player-name", name: "name", maxlength: 24, autocomplete: "nickname", placeholder: "Your name",
+        value: name, "data-testid": "name", oninput: (e) => {
+          setName(e.currentTarget.value);
+          if (e.currentTarget.value.trim()) saveName(e.currentTarget.value.trim());
+        } }),
+      h("small", { class: "muted" }, " remembered in this browser")),
+    h("section", {}, h("h2", {}, "Games"), h(GameList, { games, error: gamesError, onPick: pick })),
+    h("section", { id: "new-room" }, h("h2", {}, "New room"),
+      games && games.length ? h(CreateForm, { games, picked, join }) : h("p", { class: "muted" }, games ? "No games are served." : "…")),
+    h("section", {}, h("h2", {}, "Rooms"),
+      h("p", { class: "muted" }, "Waiting and running rooms, and finished games with their replays. Private rooms are not listed."),
+      h(RoomList, { rooms, error: roomsError, games: games || [], join })),
+    h("section", {}, h(GoForm, {})));
 }
 
-/** An input for one option, and how to read its value back in the option's own type. */
-function optionInput(name, spec) {
-  const id = `opt-${name}`;
+function GameList({ games, error, onPick }) {
+  if (error) return h("div", { class: "games", "data-testid": "games" }, h("p", { class: "error" }, `Could not load the games: ${error}`));
+  if (!games) return h("div", { class: "games", "data-testid": "games" }, h("p", { class: "muted" }, "Loading games…"));
+  return h("div", { class: "games", "data-testid": "games" }, games.map((g) => h("article", { key: g.id, class: "game card",
+    "data-game": g.id, "data-testid": "game" },
+  h("h3", {}, g.name || words(g.id)),
+  h("p", { class: "players", "data-testid": "game-players" },
+    `${g.min_players === g.max_players ? g.min_players : `${g.min_players}–${g.max_players}`} players`),
+  g.description ? h("p", { class: "desc" }, g.description) : null,
+  h("button", { type: "button", "data-testid": `pick-${g.id}`, onclick: () => onPick(g.id) }, "New room of this game"))));
+}
+
+/** The value an option's field shows for a value of the option (seconds for milliseconds). */
+function shown(name, value) {
+  const w = OPTION_WORDS[name];
+  if (typeof value !== "number" || !w || !w.scale) return value;
+  return Math.round((value / w.scale) * 1000) / 1000;
+}
+
+/** A fresh form for a game: its seats, you at seat 0, no bots, every option at its default. */
+function freshForm(game, seats = null) {
+  const values = {};
+  for (const [name, spec] of Object.entries(game.options || {})) values[name] = shown(name, (spec || {}).default);
+  return { game: game.id, seats: seats ?? game.min_players, me: 0, bots: new Set(), values };
+}
+
+function CreateForm({ games, picked, join }) {
+  const [form, setForm] = useState(() => freshForm(games[0]));
+  useEffect(() => {
+    const g = picked && games.find((x) => x.id === picked.id);
+    if (g) setForm(freshForm(g));
+  }, [picked]);
+  const game = games.find((g) => g.id === form.game) || games[0];
+  const set = (changes) => setForm({ ...form, ...changes });
+  const seatsOf = form.seats;
+  const me = form.me === null || form.me >= seatsOf ? (form.me === null ? null : 0) : form.me;
+  const bots = new Set([...form.bots].filter((s) => s < seatsOf && s !== me));
+  const allBots = me === null && bots.size === seatsOf;
+  const privateRoom = form.values.private === true;
+
+  const create = async (e) => {
+    e.preventDefault();
+    const options = {};
+    for (const [name, spec] of Object.entries(game.options || {})) {
+      const value = read(name, spec || {}, form.values[name]);
+      // Send only what differs from the default: the hub fills the rest, and a default never
+      // clashes with another choice (a mode that needs a certain seat count, say).
+      if (value !== undefined && JSON.stringify(value) !== JSON.stringify((spec || {}).default)) options[name] = value;
+    }
+    const body = { game: game.id, seats: seatsOf, options, bots: [...bots].sort((a, b) => a - b) };
+    try {
+      const room = await api("POST", "/api/rooms", body);
+      if (me === null) location.hash = `#/room/${encodeURIComponent(room.room)}/watch`;
+      else await join(room.room, me);
+    } catch (err) {
+      toast(`Could not create the room: ${err.message}`, "error");
+    }
+  };
+
+  const seatChoices = [];
+  for (let n = game.min_players; n <= game.max_players; n++) seatChoices.push(n);
+  const seatRows = [];
+  for (let s = 0; s < seatsOf; s++) {
+    if (s === me) {
+      seatRows.push(h("label", { key: s, class: "mine" },
+        h("input", { type: "checkbox", disabled: true, checked: false, "data-testid": "bot-you", "aria-describedby": "you-sit" }),
+        h("span", {}, ` Seat ${s} (you)`)));
+      continue;
+    }
+    const on = bots.has(s);
+    seatRows.push(h("label", { key: s },
+      h("input", { type: "checkbox", value: s, name: "bot", checked: on, "data-testid": `bot-${s}`,
+        onchange: (e) => {
+          const next = new Set(bots);
+          if (e.currentTarget.checked) next.add(s); else next.delete(s);
+          set({ bots: next });
+        } }),
+      h("span", {}, ` Seat ${s}: ${on ? "⚙ bot" : "a player (free seat)"}`)));
+  }
+
+  return h("form", { class: "create card", "data-testid": "create-form", onsubmit: create },
+    h("div", { class: "option" }, h("label", { for: "new-game" }, "Game"),
+      h("select", { id: "new-game", name: "game", "data-testid": "new-game", value: game.id,
+        onchange: (e) => setForm(freshForm(games.find((g) => g.id === e.currentTarget.value) || game)) },
+      games.map((g) => h("option", { key: g.id, value: g.id }, g.name || words(g.id))))),
+    game.description ? h("p", { class: "desc" }, game.description) : null,
+    h("div", { class: "option" }, h("label", { for: "new-seats" }, "Seats"),
+      h("select", { id: "new-seats", name: "seats", "data-testid": "new-seats", value: String(seatsOf),
+        onchange: (e) => set({ seats: Number(e.currentTarget.value) }) },
+      seatChoices.map((n) => h("option", { key: n, value: String(n) }, String(n))))),
+    h("div", { class: "option" }, h("label", { for: "new-me" }, "You"),
+      h("select", { id: "new-me", name: "me", "data-testid": "new-me", value: me === null ? "watch" : String(me),
+        onchange: (e) => set({ me: e.currentTarget.value === "watch" ? null : Number(e.currentTarget.value) }) },
+      Array.from({ length: seatsOf }, (_, s) => h("option", { key: s, value: String(s) }, `play at seat ${s}`)),
+      h("option", { key: "watch", value: "watch" }, "only watch")),
+      h("small", { id: "you-sit", class: "doc" }, me === null
+        ? "You watch; seats without a bot wait for players."
+        : `You take seat ${me}; tick the seats a bot should take, the others wait for players.`)),
+    Object.entries(game.options || {}).map(([name, spec]) => h(OptionField, { key: `${game.id}:${name}`, name, spec: spec || {},
+      value: form.values[name], onValue: (v) => set({ values: { ...form.values, [name]: v } }) })),
+    privateRoom ? h("p", { class: "note", "data-testid": "private-note" },
+      "A private room is not listed here: the table shows its link, which is the only way in. Send it to the others.") : null,
+    h("fieldset", { class: "bots", "data-testid": "bots" }, h("legend", {}, "Bots: tick the seats a bot should take"), seatRows),
+    h("button", { type: "submit", class: "primary", "data-testid": "create" },
+      me === null ? (allBots ? "Create room and watch the bots" : "Create room and watch") : `Create room and sit at seat ${me}`));
+}
+
+/** The option's value from what its field holds, in the option's own type and units. */
+function read(name, spec, value) {
   const dflt = spec.default;
-  const bools = Array.isArray(spec.choices) && spec.choices.length && spec.choices.every((c) => typeof c === "boolean");
-  if (typeof dflt === "boolean" && (!Array.isArray(spec.choices) || bools)) {
-    const cb = h("input", { id, name, type: "checkbox", checked: dflt, "data-testid": id });
-    return { input: cb, read: () => cb.checked };
-  }
-  if (Array.isArray(spec.choices) && spec.choices.length) {
-    const select = h("select", { id, name, "data-testid": id },
-      ...spec.choices.map((c, i) => h("option", { value: i, selected: JSON.stringify(c) === JSON.stringify(dflt) },
-        c === null ? "none" : words(String(c)))));
-    return { input: select, read: () => spec.choices[Number(select.value)] };
-  }
+  const w = OPTION_WORDS[name] || {};
+  if (typeof dflt === "boolean" && (!Array.isArray(spec.choices) || spec.choices.every((c) => typeof c === "boolean"))) return Boolean(value);
+  if (Array.isArray(spec.choices) && spec.choices.length) return value;
   if (typeof dflt === "number" || spec.min !== undefined || spec.max !== undefined) {
-    const input = h("input", { id, name, type: "number", step: 1, min: spec.min, max: spec.max,
-      value: dflt ?? "", placeholder: dflt === null ? "none" : "", "data-testid": id });
-    return {
-      input,
-      read: () => {
-        if (input.value.trim() === "") return dflt;
-        const n = Number(input.value);
-        return Number.isFinite(n) ? Math.trunc(n) : dflt;
-      },
-    };
+    if (value === "" || value === null || value === undefined) return dflt;
+    const n = Number(value);
+    return Number.isFinite(n) ? Math.round(n * (w.scale || 1)) : dflt;
   }
-  const input = h("input", { id, name, type: "text", value: dflt ?? "", "data-testid": id });
-  return { input, read: () => (input.value === "" && dflt === null ? null : input.value) };
+  return value === "" && dflt === null ? null : value;
+}
+
+/** A field for one option, chosen by its description; its help in plain words (`code` as code). */
+function OptionField({ name, spec, value, onValue }) {
+  const id = `opt-${name}`;
+  const w = OPTION_WORDS[name] || {};
+  const dflt = spec.default;
+  let input;
+  if (typeof dflt === "boolean" && (!Array.isArray(spec.choices) || spec.choices.every((c) => typeof c === "boolean"))) {
+    input = h("input", { id, name, type: "checkbox", checked: Boolean(value), "data-testid": id,
+      onchange: (e) => onValue(e.currentTarget.checked) });
+  } else if (Array.isArray(spec.choices) && spec.choices.length) {
+    const at = Math.max(0, spec.choices.findIndex((c) => JSON.stringify(c) === JSON.stringify(value)));
+    input = h("select", { id, name, "data-testid": id, value: String(at), onchange: (e) => onValue(spec.choices[Number(e.currentTarget.value)]) },
+      spec.choices.map((c, i) => h("option", { key: i, value: String(i) }, c === null ? "none" : words(String(c)))));
+  } else if (typeof dflt === "number" || spec.min !== undefined || spec.max !== undefined) {
+    input = h("input", { id, name, type: "number", step: w.scale ? "any" : 1, min: shown(name, spec.min), max: shown(name, spec.max),
+      value: value ?? "", placeholder: dflt === null ? "none" : "", "data-testid": id, inputmode: "decimal",
+      oninput: (e) => onValue(e.currentTarget.value) });
+  } else {
+    input = h("input", { id, name, type: "text", value: value ?? "", "data-testid": id, oninput: (e) => onValue(e.currentTarget.value) });
+  }
+  const help = w.help || spec.doc;
+  return h("div", { class: "option" },
+    h("label", { for: id }, w.label || words(name)), input,
+    w.unit ? h("span", { class: "unit" }, w.unit) : null,
+    help ? h("small", { class: "doc" }, withCode(help)) : null);
+}
+
+function RoomList({ rooms, error, games, join }) {
+  if (error && !rooms) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "error" }, `Could not load the rooms: ${error}`));
+  if (!rooms) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, "Loading rooms…"));
+  if (!rooms.length) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, "No rooms yet: create one above."));
+  const game = (id) => games.find((g) => g.id === id);
+  return h("div", { class: "rooms", "data-testid": "rooms" }, rooms.map((r) => {
+    const d = r.detail;
+    const mine = seatFor(r.room);
+    const seats = d && Array.isArray(d.seats) ? d.seats : [];
+    const chips = seats.map((s) => {
+      if (s.name || s.bot) {
+        // bot is null when the listing does not say (then no sign rather than a wrong one).
+        const sign = s.bot ? "⚙ " : s.bot === false ? "☺ " : "";
+        return h("li", { key: s.seat, class: `seat${s.bot ? " bot" : ""}` },
+          `${s.seat}: ${sign}${s.name || "bot"}${s.connected === false && !s.bot && r.status === "playing" ? " (away)" : ""}`);
+      }
+      return h("li", { key: s.seat, class: "seat free" },
+        r.status === "waiting"
+          ? h("button", { type: "button", "data-testid": `join-${r.room}-${s.seat}`, onclick: () => join(r.room, s.seat) },
+            `${s.seat}: free — join`)
+          : `${s.seat}: empty`);
+    });
+    return h("article", { key: r.room, class: `room card status-${r.status}`, "data-room": r.room, "data-testid": "room" },
+      h("header", {},
+        h("strong", {}, (game(r.game) && game(r.game).name) || words(r.game)),
+        " ", h("span", { class: "room-id" }, `#${r.room}`),
+        " ", h("span", { class: "status" }, STATUS_WORDS[r.status] || r.status),
+        " ", h("span", { class: "taken" }, `${r.taken}/${r.seats} seated`)),
+      chips.length ? h("ul", { class: "seats" }, chips) : null,
+      h("div", { class: "actions" },
+        mine && r.status !== "finished"
+          ? h("a", { class: "button primary", href: `#/room/${encodeURIComponent(r.room)}` }, `Back to my seat ${mine.seat}`) : null,
+        !mine && r.status === "waiting" && r.taken < r.seats && !seats.length
+          ? h("button", { type: "button", onclick: () => join(r.room) }, "Join") : null,
+        r.status === "finished"
+          ? h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(r.room)}`, "data-testid": `replay-${r.room}` }, "▶ Replay")
+          : h("a", { class: "button", href: `#/room/${encodeURIComponent(r.room)}/watch`, "data-testid": `watch-${r.room}` }, "◉ Watch"),
+        r.status === "finished" ? null
+          : h("button", { type: "button", "data-testid": `share-${r.room}`, onclick: () => share(roomLink(r.room)) }, "Copy link")));
+  }));
+}
+
+function GoForm() {
+  const [text, setText] = useState("");
+  const go = (e) => {
+    e.preventDefault();
+    const raw = text.trim();
+    // A pasted link keeps what follows "#/room/"; anything else is taken as the id itself.
+    const m = raw.match(/#\/(room|replay)\/([^/?#\s]+)(\/watch)?/);
+    const rid = m ? decodeURIComponent(m[2]) : raw.replace(/^#/, "");
+    if (!rid || /[\s/]/.test(rid)) { toast("That is neither a room link nor a room id.", "error"); return; }
+    location.hash = m && m[1] === "replay" ? `#/replay/${encodeURIComponent(rid)}`
+      : `#/room/${encodeURIComponent(rid)}${m && m[3] ? "/watch" : ""}`;
+  };
+  return h("form", { class: "go card", onsubmit: go },
+    h("label", { for: "go-room" }, "Open a room someone sent you "),
+    h("input", { id: "go-room", name: "room", placeholder: "a link or a room id", "data-testid": "go-room", autocomplete: "off",
+      value: text, oninput: (e) => setText(e.currentTarget.value) }),
+    h("button", { type: "submit", "data-testid": "go" }, "Open"));
 }
 
 async function share(link) {

@@ -8,7 +8,7 @@
 // can be linked.
 
 import { applyPatch } from "fast-json-patch";
-import { Frame, logText } from "./frame.js";
+import { Frame, newLogLines } from "./frame.js";
 import { makeCtx, showNet } from "./table.js";
 import { h, api, toast, seatName } from "./ui.js";
 
@@ -47,8 +47,8 @@ class Replay {
 
   close() {
     this.closed = true;
-    this.frame.closed = true;
     this.pause();
+    this.frame.close();
     document.removeEventListener("keydown", this.onKey);
   }
 
@@ -62,7 +62,7 @@ class Replay {
         toast("This is a replay: nothing can be played here.");
         return Promise.resolve(false);
       },
-      rerender: () => this.frame.renderBoard(),
+      rerender: () => this.frame.draw(),
       serverNow: () => Date.now(),
       frame: this.frame,
     });
@@ -94,7 +94,7 @@ class Replay {
     this.matchesFinal = data.final !== undefined && canonical(this.views[this.views.length - 1]) === canonical(data.final);
     if (!this.matchesFinal) console.warn("the replayed views do not end at the hub's final view");
     document.title = `Replay ${this.rid} · Game hub`;
-    this.buildControls();
+    this.frame.controls = () => this.controls();
     const at = Number.isInteger(step) ? step : 0;
     this.go(Math.max(0, Math.min(at, this.last)));
   }
@@ -116,33 +116,34 @@ class Replay {
     } else {
       text = `The replay could not be loaded: ${e.message}`;
     }
-    this.frame.boardEl.replaceChildren(h("div", { class: "card", "data-testid": "replay-error", "data-status": e.status ?? "" },
-      h("p", {}, text), h("div", { class: "actions" }, ...actions)));
+    this.frame.message = h("div", { class: "card", "data-testid": "replay-error", "data-status": e.status ?? "" },
+      h("p", {}, text), h("div", { class: "actions" }, ...actions));
+    this.frame.draw();
   }
 
-  buildControls() {
+  controls() {
     const n = this.last;
-    const btn = (testid, label, text, fn) => h("button", { type: "button", "data-testid": testid, "aria-label": label,
-      title: label, onclick: fn }, text);
-    this.slider = h("input", { type: "range", min: 0, max: n, step: 1, value: 0, class: "replay-slider",
-      "data-testid": "replay-slider", "aria-label": "Move",
-      oninput: () => { this.pause(); this.go(Number(this.slider.value)); } });
-    this.counter = h("span", { class: "replay-count", "data-testid": "replay-step", "aria-live": "polite" });
-    this.caption = h("p", { class: "replay-caption", "data-testid": "replay-caption" });
-    this.playBtn = btn("replay-play", "Play", "▶ Play", () => (this.timer ? this.pause() : this.play()));
-    this.backBtn = btn("replay-back", "Back one move (←)", "◀ Back", () => { this.pause(); this.go(this.index - 1); });
-    this.nextBtn = btn("replay-next", "Forward one move (→)", "Forward ▶", () => { this.pause(); this.go(this.index + 1); });
-    this.firstBtn = btn("replay-first", "The start (Home)", "« Start", () => { this.pause(); this.go(0); });
-    this.lastBtn = btn("replay-last", "The end (End)", "End »", () => { this.pause(); this.go(n); });
-    const el = this.frame.controlsEl;
-    el.hidden = false;
-    el.replaceChildren(
+    const i = this.index;
+    const btn = (testid, label, text, fn, disabled = false) => h("button", { type: "button", "data-testid": testid,
+      "aria-label": label, title: label, disabled, onclick: fn }, text);
+    const step = (to) => () => { this.pause(); this.go(to); };
+    return [
       h("p", { class: "replay-title" }, h("strong", {}, "Replay"), ` of room #${this.rid}: ${this.steps.length} moves, as a spectator saw them.`,
         this.matchesFinal ? null : h("span", { class: "error" }, " (it does not end exactly as the game did)")),
-      h("div", { class: "replay-bar" }, this.firstBtn, this.backBtn, this.playBtn, this.nextBtn, this.lastBtn, this.counter),
-      this.slider,
-      this.caption,
-      h("p", { class: "muted keys" }, "Keys: ← and → step one move, Home and End jump to the start and the end."));
+      h("div", { class: "replay-bar" },
+        btn("replay-first", "The start (Home)", "« Start", step(0), i === 0),
+        btn("replay-back", "Back one move (←)", "◀ Back", step(i - 1), i === 0),
+        btn("replay-play", this.timer ? "Pause" : "Play", this.timer ? "❚❚ Pause" : "▶ Play", () => (this.timer ? this.pause() : this.play())),
+        btn("replay-next", "Forward one move (→)", "Forward ▶", step(i + 1), i === n),
+        btn("replay-last", "The end (End)", "End »", step(n), i === n),
+        h("span", { class: "replay-count", "data-testid": "replay-step", "aria-live": "polite", "data-index": String(i) },
+          `Move ${i} of ${n}`)),
+      h("input", { type: "range", min: 0, max: n, step: 1, value: i, class: "replay-slider", "data-testid": "replay-slider",
+        "aria-label": "Move", "aria-valuetext": `move ${i} of ${n}`,
+        oninput: (e) => { this.pause(); this.go(Number(e.currentTarget.value)); } }),
+      this.caption(i),
+      h("p", { class: "muted keys" }, "Keys: ← and → step one move, Home and End jump to the start and the end."),
+    ];
   }
 
   /** Show the view after `i` moves. */
@@ -150,56 +151,49 @@ class Replay {
     if (!this.views.length) return;
     const index = Math.max(0, Math.min(i, this.last));
     this.index = index;
-    const view = this.views[index];
-    this.frame.show(view, index);
-    this.slider.value = String(index);
-    this.slider.setAttribute("aria-valuetext", `move ${index} of ${this.last}`);
-    this.counter.textContent = `Move ${index} of ${this.last}`;
-    this.counter.dataset.index = String(index);
-    this.caption.textContent = this.describe(index);
-    this.backBtn.disabled = index === 0;
-    this.firstBtn.disabled = index === 0;
-    this.nextBtn.disabled = index === this.last;
-    this.lastBtn.disabled = index === this.last;
-    if (index === this.last) this.pause();
+    if (index === this.last) this.stopTimer();
+    this.frame.show(this.views[index], index);
     try { history.replaceState(null, "", `#/replay/${encodeURIComponent(this.rid)}/${index}`); } catch { /* ignore */ }
   }
 
-  /** What move i did: who moved, and the log line it added. */
-  describe(i) {
-    if (i === 0) return "The start: the table before the first move.";
+  /**
+   * What move i did: who moved, and every log line the move added, each put into words by the
+   * game's module (so a move that also revealed cards and spilled a Pool says so).
+   */
+  caption(i) {
+    const attrs = { class: "replay-caption", "data-testid": "replay-caption" };
+    if (i === 0) return h("div", attrs, h("p", {}, "The start: the table before the first move."));
     const view = this.views[i];
-    const prev = this.views[i - 1];
     const seat = this.steps[i - 1] ? this.steps[i - 1].seat : null;
     const who = seat === null || seat === undefined ? "The hub" : seatName(view, seat);
-    const log = Array.isArray(view.log) ? view.log : [];
-    const before = Array.isArray(prev.log) ? prev.log : [];
-    const line = log.length && canonical(log[log.length - 1]) !== canonical(before[before.length - 1]) ? log[log.length - 1] : null;
-    const text = line === null ? "" : logText(line, view);
-    return `Move ${i}, ${who}${text ? `: ${text}` : "."}`;
+    const lines = newLogLines(this.views[i - 1], view);
+    return h("div", attrs,
+      h("p", {}, `Move ${i}, ${who}${lines.length ? ":" : "."}`),
+      lines.length ? h("ul", { class: "caption-lines" }, lines.map((line, j) => h("li", { key: j }, this.frame.logWords(line, view)))) : null);
   }
 
   play() {
     if (this.index >= this.last) this.go(0);
-    this.playBtn.textContent = "❚❚ Pause";
-    this.playBtn.setAttribute("aria-label", "Pause");
     this.timer = setInterval(() => this.go(this.index + 1), PLAY_EVERY_MS);
+    this.frame.draw();
+  }
+
+  stopTimer() {
+    clearInterval(this.timer);
+    this.timer = null;
   }
 
   pause() {
-    clearInterval(this.timer);
-    this.timer = null;
-    if (this.playBtn) {
-      this.playBtn.textContent = "▶ Play";
-      this.playBtn.setAttribute("aria-label", "Play");
-    }
+    if (!this.timer) return;
+    this.stopTimer();
+    if (!this.closed) this.frame.draw();
   }
 
   key(e) {
     if (!this.views.length || e.altKey || e.ctrlKey || e.metaKey) return;
     const t = e.target;
     // The slider steps itself with the arrows; fields and menus keep their own keys.
-    if (t === this.slider || (t && /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    if ((t && t.dataset && t.dataset.testid === "replay-slider") || (t && /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
     const to = { ArrowLeft: this.index - 1, ArrowRight: this.index + 1, Home: 0, End: this.last }[e.key];
     if (to === undefined) return;
     e.preventDefault();

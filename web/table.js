@@ -10,7 +10,7 @@
 //     title: "Symbiose",            // shown in the header
 //     summary: "…",                 // short rules text for newcomers, shown under the board
 //                                   // (paragraphs separated by a blank line)
-//     render(el, view, ctx) { … },  // draw the board of `view` into `el`
+//     render(view, ctx) { … },      // the board of `view`, as a Preact node (see below)
 //     // optional:
 //     phaseText(view, ctx) → str,   // what the game waits for, in words (default: view.phase in words)
 //     figures(player, view) → [str],// a player's public figures for the players list
@@ -19,25 +19,36 @@
 //                                   // type, a faction); the frame's players list and ctx.colour
 //                                   // then use it (default: SEAT_COLOURS, or the view's own)
 //     scoreSteps(view, ctx) → [{label, points: [n per seat], note?}] | null,
-//                                   // the final scoring as steps (a category, a column, a bonus…);
-//                                   // the frame reveals them one at a time, then the totals
-//                                   // (view.result.scores). Without it the ranking is revealed from
-//                                   // the last place up.
+//                                   // the final scoring as steps (a category, a column, a bonus…)
+//                                   // where watching it add up is worth it; the end screen reveals
+//                                   // them one at a time, then the totals (view.result.scores)
 //     onContest(frame, ctx),        // a `contest` frame arrived (`seen` has already been sent);
 //                                   // without it the frame shows a "Grab!" button that sends
 //                                   // {"type": "grab", "contest": frame.id}
 //     onEvent(frame, ctx),          // an `event` frame arrived (contest_result, …). A module with
 //                                   // onContest or onEvent shows contest results itself; the
 //                                   // frame's own notice of them is for modules with neither
+//     logWords(entry, view, ctx) → children,
+//                                   // one entry of view.log in words (text and Preact nodes), for
+//                                   // the Moves panel and the replay's captions: the one place
+//                                   // where a game's log is put into words (default: the entry's
+//                                   // text with "Seat n" replaced by the player's name)
+//     finalTable(view, ctx) → node | null,
+//                                   // the final table of the end screen (default: the ranking,
+//                                   // when there are no scoreSteps either)
 //   }
 //
-// render(el, view, ctx) is called with an empty `el` after every change of the view (and when the
-// module calls ctx.rerender()); it builds the board from the view alone. Only items of view.legal
-// may be sent, verbatim, through ctx.send, and only they may look clickable: in a replay, for a
-// spectator and once the connection is closed for good, view.legal is []. Clickable things should
-// be <button>s (Tab + Enter/Space work for free; anything else needs tabindex=0 and a keydown
-// handler) carrying a stable data-focus-key, which lets the frame give focus back to the same
-// element after a re-render, and data-legal="true", which the browser tests look for.
+// render(view, ctx) → a Preact node (ui.js re-exports h) for the board of `view`, built from the
+// view alone; it is called after every change of the view (and when the module calls
+// ctx.rerender()), and Preact changes in the page only what differs from the last drawing. So the
+// same element must come out of the same thing: give the items of lists that grow, shrink or move
+// a `key` (a card's slot, an offer's id), keep a choice's element type (a <button> stays one while
+// it is clickable), and keep local choices (a selected card) in the module, not in the page. Form
+// fields are controlled: their `value` comes from the module's own state, updated in `oninput`.
+// Only items of view.legal may be sent, verbatim, through ctx.send, and only they may look
+// clickable: in a replay, for a spectator and once the connection is closed for good, view.legal
+// is []. Clickable things are <button>s (Tab + Enter/Space work for free; anything else needs
+// tabindex=0 and a keydown handler) carrying data-legal="true", which the browser tests look for.
 //
 //   ctx = {
 //     seat,            // this viewer's seat, or null for a spectator (and in a replay)
@@ -45,11 +56,12 @@
 //     replay,          // true in a replay: send() refuses, nothing is clickable
 //     send(action),    // → Promise<boolean>: true once the hub acked, false if it refused (the
 //                      //   frame has already told the player why)
-//     rerender(),      // draw again with the same view (after a local selection changed, say)
+//     rerender(),      // draw again with the same view (after a local selection changed, say);
+//                      //   synchronous: the page shows the change when it returns
 //     name(seat),      // the player's name at a seat
 //     colour(seat),    // {name, symbol, word, css, ink}: the seat's colour, its colour-blind
 //                      //   symbol (a character) and its name ("heart"), the text colour on it
-//     mark(seat),      // that symbol as an element, coloured, named for screen readers
+//     mark(seat),      // that symbol as a node, coloured, named for screen readers
 //     serverNow(),     // server epoch ms, corrected by the measured clock offset
 //     rtt(),           // the last measured round trip to the hub in ms, or null
 //     room,            // the room id
@@ -63,6 +75,7 @@
 // A game without a module gets the generic renderer (frame.js): every item of view.legal as a
 // button that sends it, which makes any game playable, if not pretty.
 
+import { createRef } from "preact";
 import { Connection } from "./connection.js";
 import { Frame, generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText } from "./frame.js";
 import { h, api, toast, words, seatName, seatFor, saveSeat, forgetSeat, savedName, saveName } from "./ui.js";
@@ -70,7 +83,6 @@ import { h, api, toast, words, seatName, seatFor, saveSeat, forgetSeat, savedNam
 export { generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText };
 
 const NET_WORDS = {
-  idle: ["○", "not connected"],
   connecting: ["◌", "connecting…"],
   connected: ["●", "connected"],
   reconnecting: ["◐", "reconnecting…"],
@@ -86,13 +98,18 @@ const ERROR_WORDS = {
   disconnected: "The connection dropped before the hub answered; the table shows what happened.",
 };
 
-/** Show the connection state in the page header (shared by every screen). */
+/**
+ * Show the connection state in the page header (shared by every screen). "idle" (the lobby, a
+ * replay: nothing to connect) hides it, where "not connected" would only read as an error.
+ */
 export function showNet(state, detail = "", rtt = null) {
   const el = document.getElementById("net");
   if (!el) return;
-  const [sym, text] = NET_WORDS[state] || NET_WORDS.idle;
-  el.className = `net net-${state}`;
   el.dataset.state = state;
+  el.hidden = !NET_WORDS[state];
+  if (!NET_WORDS[state]) return;
+  const [sym, text] = NET_WORDS[state];
+  el.className = `net net-${state}`;
   el.title = detail || text;
   el.querySelector(".net-dot").textContent = sym;
   const textEl = el.querySelector(".net-text");
@@ -140,10 +157,11 @@ class TableSession {
     this.rtt = null;
     this.inflight = new Set();
     this.closed = false;
+    this.openContest = null;
 
     this.conn = new Connection({ room: rid, token: this.held ? this.held.token : null });
     this.frame = new Frame(el, { rid, mode: "live", ctx: () => this.ctx() });
-    this.frame.deadlineOf = () => this.conn.serverNow();
+    this.frame.serverNow = () => this.conn.serverNow();
     this.conn.on("view", (view) => this.onView(view));
     this.conn.on("status", ({ state, detail }) => showNet(state, detail, this.rtt));
     this.conn.on("rtt", ({ rtt }) => { this.rtt = rtt; showNet(this.conn.state, "", rtt); });
@@ -153,15 +171,12 @@ class TableSession {
     this.conn.on("contest", (f) => this.onContest(f));
     window.hubDebug = { connection: this.conn, session: this, frame: this.frame };
     this.conn.open();
-
-    this.ticker = setInterval(() => this.frame.tick(), 250);
-    if (!this.held) this.offerSeats();
+    this.lookAtRoom();
   }
 
   close() {
     this.closed = true;
-    this.frame.closed = true;
-    clearInterval(this.ticker);
+    this.frame.close();
     this.conn.close();
   }
 
@@ -179,7 +194,7 @@ class TableSession {
       view: () => this.frame.view,
       room: this.rid,
       send: (action) => this.send(action),
-      rerender: () => this.frame.renderBoard(),
+      rerender: () => this.frame.draw(),
       serverNow: () => this.conn.serverNow(),
       rtt: () => this.conn.rtt,
       frame: this.frame,
@@ -190,22 +205,27 @@ class TableSession {
     const key = JSON.stringify(action);
     if (this.inflight.has(key)) return false; // a double click: the first one is on its way
     this.inflight.add(key);
-    this.frame.boardEl.classList.add("busy");
+    // On its way before anything is drawn: a grab's reaction time runs until it reaches the hub.
+    const acting = this.conn.act(action);
+    this.frame.busy = true;
+    this.frame.draw();
     try {
-      await this.conn.act(action);
+      await acting;
       return true;
     } catch (e) {
       toast(ERROR_WORDS[e.code] || e.message || "The hub refused that move.", "error");
       return false;
     } finally {
       this.inflight.delete(key);
-      if (!this.inflight.size) this.frame.boardEl.classList.remove("busy");
+      if (!this.inflight.size) {
+        this.frame.busy = false;
+        this.frame.draw();
+      }
     }
   }
 
   async onView(view) {
     if (this.closed) return;
-    if (view.phase !== "waiting" && !this.frame.joinEl.hidden) this.frame.joinEl.hidden = true; // the seats filled up
     await this.frame.show(view, this.conn.seq);
   }
 
@@ -219,24 +239,23 @@ class TableSession {
     if (this.seat === null || this.seat === undefined || this.frame.final) return;
     const open = { nonce: f.id, cid: f.contest };
     this.openContest = open;
-    const el = this.frame.contestEl;
-    const button = h("button", { type: "button", class: "primary grab", "data-testid": "grab",
-      onclick: async () => {
-        button.disabled = true;
-        button.textContent = "Sent: waiting for the judgement…";
+    const contest = { kind: f.kind, sent: false, ref: createRef(),
+      onGrab: async () => {
+        contest.sent = true;
+        this.frame.draw();
         await this.send({ type: "grab", contest: f.id });
-      } }, `⚡ ${words(f.kind || "grab")}! (fastest hand wins)`);
-    el.hidden = false;
-    el.replaceChildren(button);
-    button.focus({ preventScroll: true });
+      } };
+    this.frame.contest = contest;
+    this.frame.draw();
+    if (contest.ref.current) contest.ref.current.focus({ preventScroll: true });
     // A result that never comes (a dropped event) must not leave the button up for ever.
     setTimeout(() => { if (this.openContest === open) this.closeContest(); }, 15000);
   }
 
   closeContest() {
     this.openContest = null;
-    this.frame.contestEl.hidden = true;
-    this.frame.contestEl.replaceChildren();
+    this.frame.contest = null;
+    this.frame.draw();
   }
 
   onEvent(f) {
@@ -259,8 +278,6 @@ class TableSession {
   }
 
   onFinal(code, reason) {
-    this.frame.final = code;
-    this.frame.renderAll();
     const actions = [];
     if (code === 4009) {
       actions.push(h("button", { type: "button", onclick: () => this.restart() }, "Take the seat back here"));
@@ -269,38 +286,42 @@ class TableSession {
       actions.push(h("a", { class: "button", href: `#/room/${encodeURIComponent(this.rid)}/watch` }, "◉ Watch instead"));
     }
     actions.push(h("a", { class: "button", href: "#/" }, "Lobby"));
-    const banner = this.frame.bannerEl;
-    banner.hidden = false;
-    banner.dataset.code = String(code);
-    banner.setAttribute("role", "alert");
-    banner.replaceChildren(h("p", {}, `✕ ${reason}`), h("div", { class: "actions" }, ...actions));
+    this.frame.final = code;
+    this.frame.banner = { code, reason, actions };
+    this.frame.draw();
   }
 
-  /** Someone who opens a shared link holds no seat: offer the free ones while they watch. */
-  async offerSeats() {
+  /**
+   * What the room says of itself: whether it is private (the invite's words), and, for someone who
+   * opened a shared link without a seat, the free seats to sit at while watching.
+   */
+  async lookAtRoom() {
     let room;
     try { room = await api("GET", `/api/rooms/${encodeURIComponent(this.rid)}`); } catch { return; }
-    if (this.closed || !room || room.status !== "waiting") return;
-    const free = (room.seats || []).filter((s) => !s.name && !s.bot);
-    if (!free.length) return;
-    const name = h("input", { value: savedName(), placeholder: "Your name", maxlength: 24, "aria-label": "Your name",
-      "data-testid": "join-name" });
-    const join = async (seat) => {
-      const n = name.value.trim() || "Player";
-      saveName(n);
-      try {
-        const got = await api("POST", `/api/rooms/${encodeURIComponent(this.rid)}/join`, { name: n, seat });
-        saveSeat(this.rid, got.seat, got.token);
-        this.restart();
-      } catch (e) {
-        toast(e.status === 409 ? "That seat was just taken." : `Could not join: ${e.message}`, "error");
-      }
-    };
-    const el = this.frame.joinEl;
-    el.hidden = false;
-    el.className = "join-panel card";
-    el.replaceChildren(h("p", {}, "This table has free seats. "), name,
-      ...free.map((s) => h("button", { type: "button", class: "primary", "data-testid": `sit-${s.seat}`,
-        onclick: () => join(s.seat) }, `Sit at seat ${s.seat}`)));
+    if (this.closed || !room) return;
+    this.frame.room = room;
+    const free = this.held || room.status !== "waiting" ? [] : (room.seats || []).filter((s) => !s.name && !s.bot).map((s) => s.seat);
+    if (free.length) {
+      const join = {
+        free,
+        name: savedName(),
+        onName: (name) => { join.name = name; this.frame.draw(); },
+        onSit: (seat) => this.sit(seat, join.name),
+      };
+      this.frame.join = join;
+    }
+    this.frame.draw();
+  }
+
+  async sit(seat, name) {
+    const n = String(name || "").trim() || "Player";
+    saveName(n);
+    try {
+      const got = await api("POST", `/api/rooms/${encodeURIComponent(this.rid)}/join`, { name: n, seat });
+      saveSeat(this.rid, got.seat, got.token);
+      this.restart();
+    } catch (e) {
+      toast(e.status === 409 ? "That seat was just taken." : `Could not join: ${e.message}`, "error");
+    }
   }
 }

@@ -1,42 +1,44 @@
-// Small helpers shared by every screen: building elements, notices, and what the tab remembers.
+// Small helpers shared by every screen: the rendering library, notices, and what the tab remembers.
 //
-// Views arrive from the network, so every text taken from them goes into the page as text
-// (textContent), never as HTML: a player's name can never inject markup.
+// Screens are drawn with Preact (docs/web.md says why): h(tag, props, ...children) builds a virtual
+// node, render(vnode, el) makes el's content match it, changing only what differs, so an element
+// under the player's pointer stays the same element while deltas arrive. Texts from the network are
+// children, which Preact puts in as text: a player's name can never inject markup.
+//
+// make() builds real elements at once, for the few things outside the drawn screens (notices, the
+// stylesheet links of a game's table, the field that copying falls back on).
 
-/** Build an element: h("button", {class: "x", onclick: f}, "text", child, ...). */
-export function h(tag, attrs = {}, ...children) {
+import { h, render, Fragment } from "preact";
+import { useState } from "preact/hooks";
+
+export { h, render, Fragment };
+
+/** A real element at once: make("div", {class: "x", onclick: f}, "text", child, ...). */
+export function make(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") {
-      el.addEventListener(key.slice(2), value);
-    } else if (key === "class") {
-      el.className = value;
-    } else if (key === "dataset") {
-      Object.assign(el.dataset, value);
-    } else if (key === "style" && typeof value === "object") {
-      // Custom properties ("--seat") only take effect through setProperty.
-      for (const [prop, v] of Object.entries(value)) {
-        if (prop.startsWith("--")) el.style.setProperty(prop, v);
-        else el.style[prop] = v;
-      }
-    } else if (value === true) {
-      el.setAttribute(key, "");
-    } else {
-      el.setAttribute(key, String(value));
-    }
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else el.setAttribute(key, value === true ? "" : String(value));
   }
-  append(el, children);
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
   return el;
 }
 
-function append(el, children) {
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    if (Array.isArray(child)) append(el, child);
-    else if (child instanceof Node) el.appendChild(child);
-    else el.appendChild(document.createTextNode(String(child)));
-  }
+/** A stylesheet next to a module, added to the page once (a game's table loads its own). */
+export function stylesheet(href, mark) {
+  if (typeof document === "undefined" || document.querySelector(`link[data-css="${mark}"]`)) return;
+  document.head.appendChild(make("link", { rel: "stylesheet", href, "data-css": mark }));
+}
+
+/** Text with `code` in backticks, as text and <code> elements: the hub's option help is written so. */
+export function withCode(text) {
+  return String(text ?? "").split("`").map((part, i) => (i % 2 ? h("code", { key: i }, part) : part));
 }
 
 /**
@@ -58,7 +60,7 @@ export async function copyText(text) {
     return true;
   } catch {
     // The asynchronous clipboard needs a secure page and permission; the old way needs neither.
-    const area = h("textarea", { readonly: true, style: { position: "fixed", opacity: "0" } });
+    const area = make("textarea", { readonly: true, style: { position: "fixed", opacity: "0" } });
     area.value = text;
     document.body.appendChild(area);
     area.select();
@@ -73,22 +75,25 @@ export async function copyText(text) {
  * A link to send to others: the link itself in a read-only field (selectable by hand, readable by
  * screen readers) and a Copy button. testid names the pair for the browser tests.
  */
-export function shareBox(link, { label = "Link", testid = "share" } = {}) {
-  const field = h("input", { class: "share-link", readonly: true, value: link, "aria-label": label,
-    "data-testid": `${testid}-link`, onfocus: () => field.select() });
-  const button = h("button", { type: "button", class: "copy", "data-testid": `${testid}-copy`,
-    onclick: async () => {
-      if (await copyText(link)) {
-        button.textContent = "✔ Copied";
-        toast("Link copied: send it to the others.");
-        setTimeout(() => { button.textContent = "Copy link"; }, 2500);
-      } else {
-        field.focus();
-        field.select();
-        toast("Copying is not allowed here: the link is selected, copy it by hand.", "error");
-      }
-    } }, "Copy link");
-  return h("span", { class: "share" }, field, button);
+export function ShareBox({ link, label = "Link", testid = "share" }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async (e) => {
+    const field = e.currentTarget.parentElement.querySelector("input");
+    if (await copyText(link)) {
+      setCopied(true);
+      toast("Link copied: send it to the others.");
+      setTimeout(() => setCopied(false), 2500);
+    } else {
+      field.focus();
+      field.select();
+      toast("Copying is not allowed here: the link is selected, copy it by hand.", "error");
+    }
+  };
+  return h("span", { class: "share" },
+    h("input", { class: "share-link", readonly: true, value: link, "aria-label": label, "data-testid": `${testid}-link`,
+      onfocus: (e) => e.currentTarget.select() }),
+    h("button", { type: "button", class: "copy", "data-testid": `${testid}-copy`, onclick: copy },
+      copied ? "✔ Copied" : "Copy link"));
 }
 
 /** The link that opens a room: seated (join a free seat) or watching. */
@@ -100,7 +105,7 @@ export function roomLink(rid, suffix = "") {
 export function toast(text, kind = "info", ms = 4000) {
   const box = document.getElementById("toasts");
   if (!box) return;
-  const el = h("div", { class: `toast toast-${kind}`, role: kind === "error" ? "alert" : "status" },
+  const el = make("div", { class: `toast toast-${kind}`, role: kind === "error" ? "alert" : "status" },
     kind === "error" ? "⚠ " : "ℹ ", text);
   box.appendChild(el);
   setTimeout(() => el.remove(), ms);
@@ -166,20 +171,4 @@ export function words(id) {
 export function seatName(view, seat) {
   const p = view && Array.isArray(view.players) ? view.players.find((x) => x && x.seat === seat) : null;
   return (p && p.name) ? String(p.name) : `Seat ${seat}`;
-}
-
-/**
- * Rebuild a container's content while keeping keyboard focus: the element that had focus is found
- * again by its data-focus-key, so a player tabbing through the table does not lose their place each
- * time a delta arrives.
- */
-export function rebuild(container, build) {
-  const active = document.activeElement;
-  const key = active && container.contains(active) ? active.dataset.focusKey : undefined;
-  container.replaceChildren();
-  build(container);
-  if (key !== undefined) {
-    const again = container.querySelector(`[data-focus-key="${CSS.escape(key)}"]`);
-    if (again && !again.disabled) again.focus({ preventScroll: true });
-  }
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -15,7 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonpatch
+import msgpack
 import pytest
+from websockets.sync.client import connect
 
 from tests.conftest import CHROMIUM_ARGS, ROOT, HubProcess, need
 
@@ -167,6 +171,57 @@ def play_move(page: Any, rng: random.Random, clicks: int = 12) -> None:
         if seq(page) > before:
             return
     raise AssertionError("no sequence of legal clicks moved the game on")
+
+
+class Pacer(threading.Thread):
+    """A seat played over its own websocket by the test: it takes what `choose` picks from its legal
+    list every `every` seconds (none when `choose` gives None), so deltas reach every other seat at a
+    pace the test sets. `moves` counts the acts the hub answered."""
+
+    def __init__(self, hub: HubProcess, rid: str, token: str, choose: Any, every: float = 0.15) -> None:
+        super().__init__(daemon=True)
+        self.url = hub.url.replace("http://", "ws://") + "/ws"
+        self.rid, self.token, self.choose, self.every = rid, token, choose, every
+        self.view: dict[str, Any] | None = None
+        self.seq: int | None = None
+        self.moves = 0
+        self.errors: list[Any] = []
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        with connect(self.url, subprotocols=["msgpack"], max_size=None, compression=None,  # type: ignore[list-item]
+                     open_timeout=10) as ws:
+            ws.send(msgpack.packb({"t": "hello", "room": self.rid, "token": self.token}))
+            next_at = time.monotonic()
+            sent = 0
+            while not self.stopping.is_set():
+                try:
+                    data = ws.recv(0.02)
+                except TimeoutError:
+                    data = None
+                if data is not None:
+                    f = msgpack.unpackb(data, raw=False)
+                    if f["t"] == "welcome":
+                        self.view, self.seq = f["view"], f["seq"]
+                    elif f["t"] == "delta":
+                        self.view = jsonpatch.apply_patch(self.view, f["ops"])
+                        self.seq = f["seq"]
+                    elif f["t"] == "ping":
+                        ws.send(msgpack.packb({"t": "pong", "id": f["id"]}))
+                    elif f["t"] == "ack":
+                        self.moves += 1
+                    elif f["t"] == "error":
+                        self.errors.append(f)
+                if self.view is not None and time.monotonic() >= next_at:
+                    action = self.choose(self.view)
+                    if action is not None:
+                        sent += 1
+                        ws.send(msgpack.packb({"t": "act", "id": sent, "action": action, "seq": self.seq}))
+                    next_at = time.monotonic() + self.every
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(10)
 
 
 def view_of(page: Any) -> dict[str, Any]:

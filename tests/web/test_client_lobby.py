@@ -1,6 +1,7 @@
 """The lobby in a real Chromium: games, rooms, create / join / watch, private rooms, sharing a link."""
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -115,6 +116,7 @@ def test_a_private_room_is_not_listed_and_its_link_is_the_way_in(browser: Any, h
     expect(page.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "0")
     link = page.get_by_test_id("invite-link").input_value()
     assert link.endswith(f"#/room/{rid}")
+    expect(page.get_by_test_id("invite")).to_contain_text("a private room can be found no other way")
 
     # The copy button puts exactly that link on the clipboard.
     page.get_by_test_id("invite-copy").click()
@@ -158,6 +160,7 @@ def test_watching_bots_then_the_replay_from_the_result_and_the_lobby(browser: An
     page.goto(hub.url + "/#/")
     page.get_by_test_id("new-game").select_option("symbiose")
     page.get_by_test_id("new-seats").select_option("2")
+    page.get_by_test_id("new-me").select_option("watch")
     page.get_by_test_id("bot-0").check()
     page.get_by_test_id("bot-1").check()
     expect(page.get_by_test_id("create")).to_have_text("Create room and watch the bots")
@@ -178,4 +181,69 @@ def test_watching_bots_then_the_replay_from_the_result_and_the_lobby(browser: An
     page.get_by_test_id(f"replay-{rid}").click()
     expect(page.get_by_test_id("replay-badge")).to_be_visible()
     expect(page.get_by_test_id("replay-step")).to_have_text(re.compile(r"Move 0 of \d+"))
+    w.check()
+
+
+def test_the_lobby_speaks_plainly(browser: Any, hub: HubProcess) -> None:
+    """No connection state where nothing connects, the creator's seat not a bot box, help without raw
+    backticks, seconds and words instead of "ms", and a public room's invite that does not say private."""
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    expect(page.get_by_test_id("game")).not_to_have_count(0)
+    expect(page.get_by_test_id("net")).to_be_hidden()
+    expect(page.locator("header.site")).not_to_contain_text("not connected")
+    page.get_by_test_id("name").fill("Plain")
+
+    # The option help: `code` is code, never a backtick; the hub's own options in plain words and seconds.
+    page.get_by_test_id("new-game").select_option("frenetic_village")
+    form = page.get_by_test_id("create-form")
+    expect(form).not_to_contain_text("`")
+    expect(form.locator(".doc code").filter(has_text="battles")).not_to_have_count(0)
+    for jargon in ("Bot delay ms", "Grab window ms", "Decision seconds"):
+        expect(form).not_to_contain_text(jargon)
+    expect(form.locator("label[for=opt-bot_delay_ms]")).to_have_text("Bot thinking time")
+    expect(form.locator("label[for=opt-grab_window_ms]")).to_have_text("Time to grab")
+    expect(form.locator("label[for=opt-decision_seconds]")).to_have_text("Time per decision")
+    expect(form).to_contain_text("seconds")
+
+    # The creator's own seat is theirs, not a bot box: ticking the others never moves them.
+    page.get_by_test_id("new-game").select_option("symbiose")
+    page.get_by_test_id("new-seats").select_option("3")
+    expect(page.get_by_test_id("bots")).to_contain_text("Seat 0 (you)")
+    expect(page.get_by_test_id("bot-you")).to_be_disabled()
+    expect(page.get_by_test_id("bot-0")).to_have_count(0)
+    page.get_by_test_id("bot-1").check()
+    page.get_by_test_id("bot-2").check()
+    expect(page.get_by_test_id("create")).to_have_text("Create room and sit at seat 0")
+    # Another seat of one's own: that seat is "(you)", seat 0 becomes a box like the others.
+    page.get_by_test_id("new-me").select_option("1")
+    expect(page.get_by_test_id("bots")).to_contain_text("Seat 1 (you)")
+    expect(page.get_by_test_id("bot-1")).to_have_count(0)
+    expect(page.get_by_test_id("bot-0")).to_be_enabled()
+    expect(page.get_by_test_id("create")).to_have_text("Create room and sit at seat 1")
+    page.get_by_test_id("opt-bot_delay_ms").fill("0.5")
+    with page.expect_request(lambda r: r.url.endswith("/api/rooms") and r.method == "POST") as made:
+        page.get_by_test_id("create").click()
+    sent = json.loads(made.value.post_data or "{}")
+    assert sent["options"] == {"bot_delay_ms": 500}, "the form's seconds are the hub's milliseconds"
+    assert sent["bots"] == [2]
+    page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
+    rid = page.url.rsplit("/", 1)[-1]
+    expect(page.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "1")
+    status, info = kit.http(hub, "GET", f"/api/rooms/{rid}")
+    assert status == 200
+    assert [s["bot"] for s in info["seats"]] == [False, False, True], "seat 2 a bot, seat 0 free, seat 1 ours"
+
+    # A public room's invite does not call it private.
+    invite = page.get_by_test_id("invite")
+    expect(invite).to_be_visible()
+    expect(invite).not_to_contain_text("private")
+    expect(page.get_by_test_id("net")).to_be_visible()
+
+    # A replay connects to nothing either.
+    page.goto(hub.url + "/#/replay/no-such-room")
+    expect(page.get_by_test_id("replay-error")).to_be_visible()
+    expect(page.get_by_test_id("net")).to_be_hidden()
+    kit.shot(page, "client-lobby-plain")
     w.check()

@@ -171,13 +171,57 @@ def test_every_game_that_finishes_replays_to_its_final_view(browser: Any, hub: H
         expect(page.get_by_test_id("replay-step")).to_have_text(f"Move 0 of {len(views) - 1}")
         page.keyboard.press("End")
         assert shown(page) == (len(views) - 1, kit.canonical(data["final"])), gid
-        expect(page.get_by_test_id("result-scores")).to_be_visible()
-        page.get_by_test_id("score-all").click()
-        expect(page.get_by_test_id("result-scores").locator("tbody tr:visible")).to_have_count(
-            int(page.get_by_test_id("result-scores").get_attribute("data-steps") or 0))
+        # One end screen: the scoring step by step where the game has steps worth watching (then the
+        # totals end it), else the final table at once; a final table in any case where there are no steps.
+        expect(page.get_by_test_id("result")).to_be_visible()
+        steps = page.get_by_test_id("result-scores")
+        if steps.count():
+            page.get_by_test_id("score-all").click()
+            expect(steps.locator("tbody tr:visible")).to_have_count(int(steps.get_attribute("data-steps") or 0))
+        else:
+            expect(page.get_by_test_id("result").locator("table")).not_to_have_count(0)
         kit.shot(page, f"client-replay-{gid}-end")
         page.keyboard.press("ArrowLeft")
         assert shown(page) == (len(views) - 2, kit.canonical(views[-2])), gid
         w.check()
         page.context.close()
     assert "symbiose" in finished
+
+
+def new_lines(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The log lines a step added: the views carry the last lines and where they start (log_from)."""
+    added = after["log_from"] + len(after["log"]) - before["log_from"] - len(before["log"])
+    return list(after["log"][len(after["log"]) - added:]) if added > 0 else []
+
+
+def test_a_caption_names_every_log_line_of_its_step(browser: Any, hub: HubProcess) -> None:
+    """A Frenzy Falls move that also revealed cards and spilled a Pool says all of it, in the moves' words."""
+    rid = kit.make_room(hub, "frenzy_falls", 2, [0, 1])
+    kit.wait_finished(hub, rid)
+    status, data = kit.http(hub, "GET", f"/api/rooms/{rid}/replay")
+    assert status == 200
+    views = replay_views(data)
+    added = [new_lines(views[i - 1], views[i]) for i in range(1, len(views))]
+    step = 1 + max(range(len(added)), key=lambda i: len(added[i]))
+    lines = added[step - 1]
+    assert len(lines) >= 3 and any("spills over" in line for line in lines), lines
+
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(f"{hub.url}/#/replay/{rid}/{step}")
+    caption = page.get_by_test_id("replay-caption")
+    expect(caption).to_contain_text(f"Move {step}, ")
+    items = caption.locator("li")
+    expect(items).to_have_count(len(lines))
+    falls = re.compile(r"\b(Mountain|Glacier|Desert|Forest|Coastal|Tropical)\b")
+    for i, line in enumerate(lines):
+        shown_text = items.nth(i).inner_text()
+        # The line's own words, with each deck that names a player put as that player's name.
+        for word in falls.sub(" ", line).split():
+            assert word in shown_text, (word, line, shown_text)
+    # A plain step (one card played) says its one line.
+    one = next(i for i, a in enumerate(added, 1) if len(a) == 1)
+    page.goto(f"{hub.url}/#/replay/{rid}/{one}")
+    expect(page.get_by_test_id("replay-caption").locator("li")).to_have_count(1)
+    kit.shot(page, "client-replay-caption")
+    w.check()

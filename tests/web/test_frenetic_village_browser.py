@@ -48,8 +48,9 @@ def create_room(page: Any, hub: HubProcess, *, grab_window_ms: int = GRAB_WINDOW
     page.get_by_test_id("new-game").select_option("frenetic_village")
     page.get_by_test_id("new-seats").select_option("2")
     page.get_by_test_id("opt-variant").select_option(label="Single")
-    page.get_by_test_id("opt-bot_delay_ms").fill("40")
-    page.get_by_test_id("opt-grab_window_ms").fill(str(grab_window_ms))
+    # The form speaks seconds; the hub's options are in milliseconds.
+    page.get_by_test_id("opt-bot_delay_ms").fill("0.04")
+    page.get_by_test_id("opt-grab_window_ms").fill(str(grab_window_ms / 1000))
     page.get_by_test_id("bot-1").check()
     page.get_by_test_id("create").click()
     page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
@@ -311,13 +312,14 @@ def test_keyboard_alone_makes_a_move(browser: Any, hub: HubProcess) -> None:
 
 RENDER_JS = """async ([view, seat, room]) => {
     const mod = (await import('/games/frenetic_village.js')).default;
+    const { render } = await import('/ui.js');
     let el = document.getElementById('fv-test');
     if (!el) { el = document.createElement('section'); el.id = 'fv-test'; document.body.prepend(el); }
     window.fvSent = [];
     const ctx = {
         seat, isSpectator: seat === null, room, name: (s) => `P${s}`, serverNow: () => Date.now(),
         send: (a) => { window.fvSent.push(a); return Promise.resolve(true); },
-        rerender: () => { el.replaceChildren(); mod.render(el, view, ctx); },
+        rerender: () => render(mod.render(view, ctx), el),
     };
     ctx.rerender();
 }"""

@@ -125,9 +125,13 @@ def test_whole_game_against_bots_with_a_spectator_and_a_reload(browser: Any, hub
 
     expect(page.get_by_test_id("result")).to_be_visible()
     expect(page.get_by_test_id("result-headline")).to_contain_text(re.compile("win|victory", re.I))
-    scoring = page.get_by_test_id("scoring")
+    # The end screen reveals the scoring column by column, one step at a time, for each of the 3 seats.
+    scoring = page.get_by_test_id("result-scores")
     expect(scoring).to_be_visible()
-    expect(scoring.locator("tbody tr")).to_have_count(3)
+    expect(scoring.locator("thead th")).to_have_count(4)
+    page.get_by_test_id("score-all").click()
+    expect(scoring.locator("tbody tr:visible")).to_have_count(int(scoring.get_attribute("data-steps") or 0))
+    expect(page.get_by_test_id("scoring")).to_have_count(0)  # not a second time on the board
     # Column by column: four column totals under every pond, points on every card.
     expect(page.get_by_test_id("col-total")).to_have_count(12)
     expect(page.get_by_test_id("slot-points")).to_have_count(24)
@@ -135,14 +139,15 @@ def test_whole_game_against_bots_with_a_spectator_and_a_reload(browser: Any, hub
     shot(page, "symbiose-result")
 
     expect(spec.get_by_test_id("result")).to_be_visible()
-    expect(spec.get_by_test_id("scoring").locator("tbody tr")).to_have_count(3)
+    expect(spec.get_by_test_id("result-scores").locator("thead th")).to_have_count(4)
+    spec.get_by_test_id("score-all").click()
     expect(spec.get_by_test_id("turn")).to_contain_text("over")
     assert spec.locator("[data-legal=true]").count() == 0
     shot(spec, "symbiose-spectator-result-phone")
 
     # The spectator and the player agree on the scores.
-    assert (page.get_by_test_id("scoring").locator("tbody").inner_text()
-            .replace(" (you)", "") == spec.get_by_test_id("scoring").locator("tbody").inner_text())
+    assert (page.get_by_test_id("result-scores").inner_text()
+            == spec.get_by_test_id("result-scores").inner_text())
     player.check()
     watcher.check()
 
@@ -335,7 +340,9 @@ def test_generic_renderer_plays_a_whole_game(browser: Any, hub: HubProcess) -> N
                                timeout=TURN_TIMEOUT_MS)
         moves += 1
         assert moves < 60
-    expect(page.get_by_test_id("result-scores")).to_be_visible()
-    expect(page.get_by_test_id("result-scores").locator("tbody tr")).to_have_count(2)
+    # Without a module there are no scoring steps: the end screen's final table is the ranking.
+    expect(page.get_by_test_id("result-final")).to_be_visible()
+    expect(page.get_by_test_id("result-final").locator("tbody tr")).to_have_count(2)
+    expect(page.get_by_test_id("result-scores")).to_have_count(0)
     shot(page, "generic-result")
     w.check()

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import HubProcess
+from tests.web.client_kit import SHOTS as SHOTS_DIR
 from tests.web.client_kit import browser_serving, new_page, shot
 
 pytestmark = pytest.mark.browser
@@ -42,7 +43,7 @@ def create_room(page: Any, hub: HubProcess, bots: list[int], seats: int = 3) -> 
     page.get_by_test_id("new-seats").select_option(str(seats))
     for seat in bots:
         page.get_by_test_id(f"bot-{seat}").check()
-    page.get_by_test_id("opt-bot_delay_ms").fill(str(BOT_DELAY_MS))
+    page.get_by_test_id("opt-bot_delay_ms").fill(str(BOT_DELAY_MS / 1000))  # the form speaks seconds
     page.get_by_test_id("create").click()
     page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
     expect(page.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "0")
@@ -57,9 +58,9 @@ def track_sends(page: Any) -> None:
         const c = window.hubDebug.connection;
         if (c.__wpTracked) return;
         c.__wpTracked = true;
-        window.wpSent = 0; window.wpAnswered = 0; window.wpRefused = [];
+        window.wpSent = 0; window.wpAnswered = 0; window.wpRefused = []; window.wpActs = [];
         const act = c.act.bind(c);
-        c.act = (a) => { window.wpSent++; return act(a).then(
+        c.act = (a) => { window.wpSent++; window.wpActs.push(a); return act(a).then(
             (r) => { window.wpAnswered++; return r; },
             (e) => { window.wpAnswered++; window.wpRefused.push([a, e && e.code]); throw e; }); };
     }""")
@@ -223,7 +224,9 @@ def trade_with_a_bot(page: Any, spectator: Any) -> None:
     assert after["players"][0]["tiles"][tile] == before["players"][0]["tiles"][tile] - 1
     assert after["trades"] > before["trades"]
     assert any(line.startswith("Trade #") and "Yellow" in line for line in after["log"]), after["log"]
-    expect(page.get_by_test_id("log")).to_contain_text("Pink gives Yellow")
+    # The moves name the players (their colours as badges), not the colours.
+    expect(page.get_by_test_id("log")).to_contain_text(re.compile(r"Tester (\(you\) )?gives \W*Bram"))
+    expect(page.get_by_test_id("log")).not_to_contain_text("Pink gives Yellow")
     shot(page, "waterfall_park-after-trade")
 
 
@@ -317,8 +320,8 @@ def test_a_whole_game_against_bots_with_a_trade(browser: Any, hub: HubProcess) -
 
     expect(spec.get_by_test_id("result")).to_be_visible(timeout=WAIT_MS)
     expect(spec.get_by_test_id("wp-final")).to_be_visible()
-    assert spec.get_by_test_id("wp-final").locator("tbody").inner_text().replace("you", "Tester") == \
-        table.locator("tbody").inner_text().replace("you", "Tester")
+    assert spec.get_by_test_id("wp-final").locator("tbody").inner_text() == \
+        table.locator("tbody").inner_text().replace(" (you)", "")
     assert spec.locator(f"{BOARD} button, {BOARD} [data-legal=true], {BOARD} input, {BOARD} select").count() == 0
     shot(spec, "waterfall_park-spectator-result-phone")
 
@@ -429,3 +432,90 @@ def test_two_players_swap_locations_from_two_browsers(browser: Any, hub: HubProc
     expect(a.get_by_test_id("log")).to_contain_text("Trade #")
     first.check()
     second.check()
+
+
+#: Every location's box, its number's and its owner's symbol's, in page pixels.
+CELL_BOXES = """() => [...document.querySelectorAll('[data-testid=wpark] [data-testid=wp-cell]')].map((c) => {
+    const box = (e) => { if (!e) return null; const r = e.getBoundingClientRect();
+        return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height }; };
+    return { n: Number(c.dataset.n), cell: box(c), num: box(c.querySelector('.wp-num')),
+             glyph: box(c.querySelector('.wp-glyph')), text: c.querySelector('.wp-num').textContent };
+})"""
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5 and \
+        a["top"] < b["bottom"] - 0.5 and b["top"] < a["bottom"] - 0.5
+
+
+def inside(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["left"] >= b["left"] - 0.5 and a["right"] <= b["right"] + 0.5 and \
+        a["top"] >= b["top"] - 0.5 and a["bottom"] <= b["bottom"] + 0.5
+
+
+def check_cells(page: Any, owned: int) -> None:
+    """Every location a target of at least 40 x 40 px; its number whole and clear of its owner's symbol."""
+    boxes = page.evaluate(CELL_BOXES)
+    assert len(boxes) == 78
+    assert sum(1 for b in boxes if b["glyph"]) >= owned
+    for b in boxes:
+        assert b["cell"]["width"] >= 40 and b["cell"]["height"] >= 40, b
+        assert b["text"] == str(b["n"]) and inside(b["num"], b["cell"]), b
+        if b["glyph"]:
+            assert inside(b["glyph"], b["cell"]) and not overlap(b["num"], b["glyph"]), b
+
+
+def test_the_park_reads_and_taps_on_a_phone(browser: Any, hub: HubProcess) -> None:
+    """At 390 x 844: targets of 40 px, numbers no symbol covers, and the offer composer beside the park."""
+    phone = new_page(browser, width=390, height=844)
+    page = phone.page
+    rid = create_room(page, hub, bots=[1, 2])
+    wait_for_something(page)
+    discard(page, random.Random(5))
+    expect(page.get_by_test_id("phase")).to_have_attribute("data-phase", "exchange", timeout=WAIT_MS)
+    check_cells(page, owned=15)
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    # The blocks, one after another, each with its letter.
+    expect(page.locator(f"{BOARD} .wp-block-id:visible")).to_have_count(11)
+
+    # A location of Yellow's, in the middle of the screen: the composer is docked beside it, on screen,
+    # and covers nothing of it.
+    cell = page.locator(f"{BOARD} [data-testid=wp-cell][data-compose=true][data-owner='1']").first
+    n = int(cell.get_attribute("data-n") or 0)
+    cell.evaluate("(e) => e.scrollIntoView({ block: 'center' })")
+    box = cell.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    assert cell.evaluate("(e, [x, y]) => e.contains(document.elementFromPoint(x, y))", [x, y])
+    page.mouse.click(x, y)  # a tap where it is: no scrolling
+    expect(page.locator(f"{BOARD} [data-testid=wp-cell][data-n='{n}']")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("wp-draft-summary")).to_contain_text("1 item")
+    send = page.get_by_test_id("wp-send-offer")
+    expect(send).to_be_enabled()
+    geometry = page.evaluate("""() => {
+        const r = (s) => document.querySelector(s).getBoundingClientRect();
+        return { dock: r('[data-testid=wp-dock]'), send: r('[data-testid=wp-send-offer]'), height: window.innerHeight };
+    }""")
+    assert geometry["dock"]["top"] >= 0 and geometry["dock"]["bottom"] <= geometry["height"] + 0.5, geometry
+    assert geometry["dock"]["top"] > y, "the composer sits below the location just tapped, not over it"
+    shot_viewport = SHOTS_DIR / "waterfall_park-phone-composing.png"
+    page.screenshot(path=str(shot_viewport))
+    sent = page.evaluate("() => window.wpSent")
+    page.mouse.click(geometry["send"]["x"] + geometry["send"]["width"] / 2,
+                     geometry["send"]["y"] + geometry["send"]["height"] / 2)
+    page.wait_for_function(f"() => window.wpSent > {sent} && window.wpAnswered >= window.wpSent", timeout=WAIT_MS)
+    # (Yellow's bot may take it or decline it at once: what the hub acked is what was sent.)
+    assert page.evaluate("() => window.wpActs[window.wpActs.length - 1]") == {
+        "type": "offer", "transfers": [{"from": 1, "to": 0, "locations": [n], "tiles": {}, "coins": 0}]}
+    assert page.evaluate("() => window.wpRefused.length") == 0
+
+    # On a wide screen the park keeps its map, each location as large a target.
+    wide = new_page(browser, width=1280, height=900)
+    wide.page.goto(f"{hub.url}/#/room/{rid}/watch")
+    expect(wide.page.locator(f"{BOARD} [data-testid=wp-cell][data-owner='0']")).not_to_have_count(0)
+    check_cells(wide.page, owned=15)
+    grid = wide.page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=wp-board]')).display")
+    assert grid == "grid", "the park's own map"
+    expect(wide.page.locator(f"{BOARD} .wp-falls")).to_be_visible()
+    phone.check()
+    wide.check()

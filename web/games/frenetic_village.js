@@ -10,13 +10,10 @@
 // window.hubDebug.connection: the `event` frames (the contest's result with the judged times) and
 // the measured round trip. Both are only read; nothing is sent through it.
 
-import { h } from "../ui.js";
+import { h, stylesheet } from "../ui.js";
 
 // Stylesheet of this table only, next to this module.
-if (typeof document !== "undefined" && !document.querySelector("link[data-fv-style]")) {
-  document.head.appendChild(h("link", { rel: "stylesheet", href: new URL("./frenetic_village.css", import.meta.url).href,
-    "data-fv-style": "1" }));
-}
+stylesheet(new URL("./frenetic_village.css", import.meta.url).href, "frenetic_village");
 
 // Every race has a symbol and a word besides its colour.
 const RACES = {
@@ -68,9 +65,7 @@ function watchConnection() {
   if (!conn || watched.has(conn) || typeof conn.on !== "function") return;
   watched.add(conn);
   conn.on("event", (f) => onEvent(conn, f));
-  conn.on("rtt", ({ rtt }) => {
-    for (const el of document.querySelectorAll("[data-fv-rtt]")) el.textContent = rttText(rtt);
-  });
+  conn.on("rtt", () => { if (lastCtx && conn === connection()) lastCtx.rerender(); });
 }
 
 function rttText(rtt) {
@@ -135,10 +130,8 @@ async function grab() {
   const c = contest;
   if (!grabOpen(ctx) || c !== contest) return;
   c.state = "sent";
-  const sending = ctx.send({ type: "grab", contest: c.nonce });
-  const btn = document.querySelector("[data-testid=grab-card]");
-  if (btn) { btn.disabled = true; btn.dataset.state = "sent"; }
-  const ok = await sending;
+  // Sent first; the table, redrawn as the frame marks itself busy, then shows the grab as sent.
+  const ok = await ctx.send({ type: "grab", contest: c.nonce });
   if (contest === c) {
     c.state = ok ? "judged" : "refused";
     ctx.rerender();
@@ -382,7 +375,7 @@ function renderPile(view, ctx, seat, legal) {
   let topEl;
   if (offered) {
     topEl = h("button", {
-      type: "button", class: `${cardClass(top)} grab-card`, "data-testid": "grab-card", "data-focus-key": "grab",
+      type: "button", class: `${cardClass(top)} grab-card`, "data-testid": "grab-card",
       "data-legal": offered.state === "open" ? "true" : null, "data-state": offered.state, "data-cid": offered.cid,
       disabled: offered.state !== "open",
       "aria-label": `Grab ${cardWords(top)} from ${whose(ctx, seat)} pile (G or Space)`, ...cardAttrs(top),
@@ -415,13 +408,13 @@ function renderPile(view, ctx, seat, legal) {
   if (queued) notes.push(h("span", { class: "note" }, "◷ contested next"));
 
   const cls = `pile-box${mine ? " mine" : ""}${isTurn ? " turn" : ""}${open ? " contested" : ""}${action ? " target" : ""}`;
-  const attrs = { class: cls, "data-testid": "pile", "data-seat": seat };
+  const attrs = { key: seat, class: cls, "data-testid": "pile", "data-seat": seat };
   const body = [head, h("span", { class: "pile-row" }, topEl, h("span", { class: "pile-size", "aria-hidden": "true" }, `×${p.pile ?? 0}`)), ...notes];
   if (!action || offered) return h("section", { ...attrs, "aria-label": `${mine ? "Your" : `${ctx.name(seat)}’s`} pile` }, ...body);
   // The whole pile is the target button (never while a grab is offered on it).
   return h("button", {
     ...attrs, type: "button", "data-legal": "true", "data-action": action === "give" ? "play" : action.type,
-    "data-focus-key": `pile-${seat}`, "aria-pressed": selection.target === seat ? "true" : "false",
+    "aria-pressed": selection.target === seat ? "true" : "false",
     onclick: () => {
       if (action === "give") {
         selection.target = selection.target === seat ? null : seat;
@@ -448,7 +441,7 @@ function renderDrawPile(view, ctx, legal) {
   const hand = Array.isArray(view.hand) ? view.hand.length : 0;
   const label = refill ? `Draw back up to 5 (${Math.max(0, 5 - hand)} card${5 - hand === 1 ? "" : "s"})` : "Draw a card";
   return h("button", { type: "button", class: "draw-box legal", "data-testid": "draw-pile", "data-legal": "true",
-    "data-focus-key": "draw", onclick: () => send(ctx, legal.draw) }, ...inner, h("span", { class: "target-word" }, `⤒ ${label}`));
+    onclick: () => send(ctx, legal.draw) }, ...inner, h("span", { class: "target-word" }, `⤒ ${label}`));
 }
 
 function renderHand(view, ctx, legal) {
@@ -459,7 +452,7 @@ function renderHand(view, ctx, legal) {
     const tags = [];
     if (view.grabbed_slot === i) tags.push(h("span", { class: "c-tag" }, "☚ just grabbed"));
     if (legal.declare.has(i)) tags.push(h("span", { class: "c-tag win" }, "★ face down to win"));
-    const base = { class: `${cardClass(c)}${selection.slot === i ? " selected" : ""}`, "data-testid": "hand-card", "data-slot": i, ...cardAttrs(c) };
+    const base = { key: i, class: `${cardClass(c)}${selection.slot === i ? " selected" : ""}`, "data-testid": "hand-card", "data-slot": i, ...cardAttrs(c) };
     let onclick = null;
     let role = "";
     if (giving instanceof Map) {
@@ -481,13 +474,13 @@ function renderHand(view, ctx, legal) {
     const words = { give: `give ${cardWords(c)} to ${ctx.name(selection.target)}`, cancel: "chosen; choose it again to cancel", choose: "choose it to put it away" }[role];
     return h("button", {
       ...base, type: "button", class: `${base.class} legal${role === "give" ? " give" : ""}`, "data-legal": "true", "data-role": role,
-      "data-focus-key": `hand-${i}`, "aria-pressed": selection.slot === i ? "true" : "false",
+      "aria-pressed": selection.slot === i ? "true" : "false",
       "aria-label": `${cardWords(c)}: ${words}`, onclick,
     }, ...face(c), ...tags, role === "give" ? h("span", { class: "c-tag" }, "⇄ give this") : selection.slot === i ? h("span", { class: "c-tag" }, "✔ chosen") : null);
   });
   const declares = [...legal.declare.entries()].map(([slot, a]) => h("button", {
-    type: "button", class: "primary declare", "data-testid": "declare", "data-slot": slot, "data-legal": "true",
-    "data-focus-key": `declare-${slot}`, onclick: () => send(ctx, a),
+    key: slot, type: "button", class: "primary declare", "data-testid": "declare", "data-slot": slot, "data-legal": "true",
+    onclick: () => send(ctx, a),
   }, `★ Declare: put ${cardWords(hand[slot])} face down, the other five win`));
   const combos = closest(hand);
   return h("section", { class: "hand-box", "data-testid": "my-hand", "aria-label": "Your hand" },
@@ -496,7 +489,7 @@ function renderHand(view, ctx, legal) {
     declares.length ? h("div", { class: "declares" }, ...declares) : null,
     combos.length ? h("div", { class: "combos", "data-testid": "combos" },
       h("strong", {}, "Closest combinations: "),
-      h("ul", {}, ...combos.map((t) => h("li", { "data-type": t.type, "data-count": t.count },
+      h("ul", {}, ...combos.map((t) => h("li", { key: t.label, "data-type": t.type, "data-count": t.count },
         h("span", { class: "combo-label" }, t.label), ": ",
         h("strong", {}, t.count >= RUN ? "complete!" : `${t.count} of ${RUN}`),
         t.wilds ? h("span", { class: "muted" }, ` (${t.wilds} wildcard${t.wilds > 1 ? "s" : ""})`) : null,
@@ -554,7 +547,7 @@ function renderContestBox(view, ctx) {
         const ms = res.judged[s];
         const why = res.refused[s];
         const stat = res.stats[String(s)];
-        return h("li", { class: s === res.winner ? "winner" : "", "data-seat": s },
+        return h("li", { key: s, class: s === res.winner ? "winner" : "", "data-seat": s },
           s === res.winner ? "♛ " : "· ", `${who(ctx, s)}: `,
           typeof ms === "number" ? h("strong", {}, `${Math.round(ms)} ms`) : "no time",
           why ? ` ✕ ${REFUSALS[why] || why}` : "",
@@ -569,7 +562,7 @@ function renderContestBox(view, ctx) {
   }
   if (!ctx.isSpectator) {
     parts.push(h("p", { class: "muted small" }, "Judged time = your reaction on the hub’s clock, with your network delay taken out. Your round trip: ",
-      h("span", { "data-fv-rtt": "1", "data-testid": "rtt-mine" }, rttText(conn ? conn.rtt : null)), "."));
+      h("span", { "data-testid": "rtt-mine" }, rttText(conn ? conn.rtt : null)), "."));
   }
   if (!parts.length) return null;
   return h("section", { class: "contest-box", "data-testid": "contest-result", "data-winner": res && res.winner !== null ? res.winner : "",
@@ -585,7 +578,7 @@ function renderLastBattle(view, ctx) {
     h("h3", {}, `Battle ${b.battle}: ♛ ${who(ctx, b.winner) === "you" ? "You" : who(ctx, b.winner)} won with ${b.combination_name || b.combination}`),
     h("div", { class: "hand small-cards", "data-testid": "winning-hand" },
       ...(Array.isArray(b.hand) ? b.hand : []).map((c) => h("span", { class: cardClass(c), ...cardAttrs(c) }, ...face(c)))),
-    ...hands.map((cards, s) => (s === b.winner || !Array.isArray(cards) ? null : h("div", { class: "other-hand" },
+    ...hands.map((cards, s) => (s === b.winner || !Array.isArray(cards) ? null : h("div", { key: s, class: "other-hand" },
       h("p", {}, `${ctx.name(s)}${s === ctx.seat ? " (you)" : ""} held`, added[s] ? ` (+${added[s]} points)` : "", ":"),
       h("div", { class: "hand small-cards" }, ...cards.map((c) => h("span", { class: cardClass(c), ...cardAttrs(c) }, ...face(c))))))),
     view.variant !== "single" && added[b.winner] ? h("p", { class: "muted" }, `${ctx.name(b.winner)} adds ${added[b.winner]}.`) : null);
@@ -655,7 +648,7 @@ Win a battle by holding 5 consecutive values of one race, 5 cards of one value, 
     setTimeout(() => { if (contest === mine) { contest = null; if (lastCtx) lastCtx.rerender(); } }, 15000);
   },
 
-  render(el, view, ctx) {
+  render(view, ctx) {
     lastCtx = ctx;
     lastView = view;
     watchConnection();
@@ -673,7 +666,7 @@ Win a battle by holding 5 consecutive values of one race, 5 cards of one value, 
     const order = seats.slice(start).concat(seats.slice(0, start));
     const variant = (VARIANTS[view.variant] || (() => String(view.variant)))(view.battles);
 
-    const root = h("div", { class: "frenetic-village", "data-phase": view.phase, onkeydown: (e) => {
+    return h("div", { class: "frenetic-village", "data-phase": view.phase, onkeydown: (e) => {
       if (e.key === "Escape" && selection.slot !== null) { selection = { key, slot: null, target: null }; ctx.rerender(); }
     } },
     h("p", { class: "fv-info" },
@@ -687,6 +680,5 @@ Win a battle by holding 5 consecutive values of one race, 5 cards of one value, 
     renderContestBox(view, ctx),
     renderLastBattle(view, ctx),
     renderLegend());
-    el.appendChild(root);
   },
 };

@@ -9,20 +9,19 @@
 // The Waterfall type of a card is its card back, so it is public: each type has a colour, a
 // symbol and a letter, and no colour is ever shown without the other two.
 
-import { h } from "../ui.js";
+import { h, stylesheet } from "../ui.js";
+import { playerTag } from "../frame.js";
 
 // Loaded once, by this module, so the shared stylesheet needs no Frenzy Falls rules.
-if (typeof document !== "undefined" && !document.querySelector("link[data-ff-css]")) {
-  document.head.appendChild(h("link", { rel: "stylesheet", href: new URL("./frenzy_falls.css", import.meta.url).href, "data-ff-css": "" }));
-}
+stylesheet(new URL("./frenzy_falls.css", import.meta.url).href, "frenzy_falls");
 
 const FALLS = {
-  Mountain: { sym: "▲", letter: "M", key: "mountain", back: "rocks" },
-  Glacier: { sym: "❄", letter: "G", key: "glacier", back: "ice wall" },
-  Desert: { sym: "Ψ", letter: "D", key: "desert", back: "cactus" },
-  Forest: { sym: "♣", letter: "F", key: "forest", back: "tree" },
-  Coastal: { sym: "≈", letter: "C", key: "coastal", back: "palm tree" },
-  Tropical: { sym: "✿", letter: "T", key: "tropical", back: "hibiscus" },
+  Mountain: { sym: "▲", letter: "M", key: "mountain", back: "rocks", css: "#8a6a55" },
+  Glacier: { sym: "❄", letter: "G", key: "glacier", back: "ice wall", css: "#2b8fbf" },
+  Desert: { sym: "Ψ", letter: "D", key: "desert", back: "cactus", css: "#c27c0e" },
+  Forest: { sym: "♣", letter: "F", key: "forest", back: "tree", css: "#2f7d32" },
+  Coastal: { sym: "≈", letter: "C", key: "coastal", back: "palm tree", css: "#3d4fb8" },
+  Tropical: { sym: "✿", letter: "T", key: "tropical", back: "hibiscus", css: "#c2185b" },
 };
 const FALLS_RE = /\b(Mountain|Glacier|Desert|Forest|Coastal|Tropical)\b/g;
 const ACTION_WORDS = {
@@ -36,8 +35,6 @@ const SPILL_AT = 10;
 // cards to discard. Kept per room, seat, round and phase (and hand size), so a selection never
 // survives into a moment where it means something else.
 let selection = { key: null, card: null, discard: new Set() };
-// The log box keeps the reader's place across re-renders unless they were at the bottom.
-let logScroll = { top: 0, atBottom: true };
 
 // --- reading the view -------------------------------------------------------------------------
 
@@ -95,12 +92,24 @@ function discardKey(cards) {
 // --- small pieces -----------------------------------------------------------------------------
 
 /** A Waterfall type as symbol, letter and word: never a colour alone. */
-function fallsChip(view, ctx, seat, { withName = true } = {}) {
+function fallsChip(view, ctx, seat) {
   const f = fallsOf(view, seat);
-  const who = withName ? nameOf(view, ctx, seat) : null;
   return h("span", { class: `ff-chip falls-${f.key}`, "data-seat": seat },
-    h("span", { class: "ff-sym", "aria-hidden": "true" }, `${f.sym}${f.letter}`), ` ${f.name}`,
-    who && who !== f.name ? h("span", { class: "ff-who" }, ` (${who})`) : null);
+    h("span", { class: "ff-sym", "aria-hidden": "true" }, `${f.sym}${f.letter}`), ` ${f.name}`);
+}
+
+/** A player's deck as a badge: its symbol and letter, its Waterfall type for screen readers. */
+function deckBadge(view, seat) {
+  const f = fallsOf(view, seat);
+  return h("span", { class: `ff-chip ff-badge falls-${f.key}`, "data-seat": seat, title: `${f.name} deck` },
+    h("span", { "aria-hidden": "true" }, `${f.sym}${f.letter}`), h("span", { class: "sr-only" }, `${f.name} deck`));
+}
+
+/** A player by name, their deck as the badge before it: how the moves and the tables name people. */
+function who(view, ctx, seat) {
+  const p = playerAt(view, seat);
+  const name = p && p.name ? String(p.name) : fallsOf(view, seat).name;
+  return playerTag(name, deckBadge(view, seat), { you: seat === ctx.seat });
 }
 
 function cardWords(card) {
@@ -158,14 +167,15 @@ function cardLabel(view, ctx, card, where, { hand = false } = {}) {
  * A card that is a button when `action` (or `onclick`) is given, a plain box otherwise. Buttons
  * carry data-legal="true" and a word saying what pressing them does.
  */
-function cardEl(view, ctx, card, { where, hand = false, tag = null, onclick = null, focusKey, extraClass = [], pressed, testid, data = {} }) {
+function cardEl(view, ctx, card, { where, hand = false, tag = null, onclick = null, key, extraClass = [], pressed, testid, data = {} }) {
   const cls = [...cardClass(view, ctx, card, { hand }), ...extraClass];
   const body = cardBody(view, ctx, card, { hand });
   const label = cardLabel(view, ctx, card, where, { hand });
-  const attrs = { "data-testid": testid, dataset: data };
+  const attrs = { key, "data-testid": testid };
+  for (const [k, v] of Object.entries(data)) attrs[`data-${k}`] = v;
   if (!onclick) return h("div", { ...attrs, class: cls.join(" "), role: "img", "aria-label": label }, ...body);
   return h("button", {
-    ...attrs, type: "button", class: [...cls, "legal"].join(" "), "data-legal": "true", "data-focus-key": focusKey,
+    ...attrs, type: "button", class: [...cls, "legal"].join(" "), "data-legal": "true",
     "aria-pressed": pressed === undefined ? undefined : String(Boolean(pressed)),
     "aria-label": `${label}${tag ? ` (${tag})` : ""}`, onclick,
   }, ...body, tag ? h("span", { class: "ff-tag" }, tag) : null);
@@ -197,7 +207,7 @@ function influenceLine(view, ctx, pool) {
   if (!by.size) return null;
   return h("p", { class: "ff-influence" }, h("span", { class: "muted" }, "Influence: "),
     ...[...by.entries()].map(([seat, e], i) => [i ? " · " : "",
-      fallsChip(view, ctx, seat, { withName: false }), ` ${e.shown}`, e.down ? h("span", { class: "muted" }, ` +${e.down} face down`) : null]));
+      deckBadge(view, seat), ` ${e.shown}`, e.down ? h("span", { class: "muted" }, ` +${e.down} face down`) : null]));
 }
 
 function waterMeter(pool) {
@@ -223,7 +233,7 @@ function poolRow(view, ctx, legal, index) {
 
   const cells = cards.map((card, pos) => {
     const where = `Pool ${index + 1}, card ${pos + 1}`;
-    const common = { where, focusKey: `pool-${index}-${pos}`, testid: "pool-card", data: { pool: index, pos } };
+    const common = { where, key: pos, testid: "pool-card", data: { pool: index, pos } };
     const extra = [];
     if (pending && pending.pool === index && pending.pos === pos && pending.kind !== "spill") extra.push("resolving");
     // A BUMP's neighbours.
@@ -255,8 +265,8 @@ function poolRow(view, ctx, legal, index) {
   if (selection.card !== null && legal.play.has(selection.card)) {
     const act = legal.play.get(selection.card).get(index);
     if (act) {
-      drop = h("button", { type: "button", class: "ff-drop legal", "data-legal": "true", "data-testid": "play-here",
-        "data-pool": index, "data-focus-key": `drop-${index}`,
+      drop = h("button", { key: "drop", type: "button", class: "ff-drop legal", "data-legal": "true", "data-testid": "play-here",
+        "data-pool": index,
         "aria-label": `Play your chosen card face down to the end of Pool ${index + 1}`,
         onclick: async () => { if (await ctx.send(act)) selection.card = null; } },
       h("span", { "aria-hidden": "true" }, "▼"), ` Play here`, h("small", {}, `end of Pool ${index + 1}`));
@@ -266,11 +276,11 @@ function poolRow(view, ctx, legal, index) {
   if (revealing && !spill) notes.push(h("span", { class: "ff-note reveal" }, "◉ the reveal is here"));
   if (spill && spill.pool === index) {
     notes.push(h("span", { class: "ff-note spill" }, "≋ spilled over: ",
-      fallsChip(view, ctx, spill.winner), " won its Score card; the others each move one card down"));
+      who(view, ctx, spill.winner), " won its Score card; the others each move one card down"));
   }
   if (pending && pending.pool === index && pending.kind !== "spill") {
     notes.push(h("span", { class: "ff-note act" }, `⚡ ${pending.kind.toUpperCase()} of `,
-      fallsChip(view, ctx, pending.seat), mineToAct ? ": your choice" : " resolving"));
+      who(view, ctx, pending.seat), mineToAct ? ": your choice" : " resolving"));
   }
   if (pending && pending.kind === "pull" && mineToAct && pending.pool === index) {
     notes.push(h("span", { class: "ff-note target" }, "⇧ the pulled card comes to the end of this Pool"));
@@ -280,14 +290,14 @@ function poolRow(view, ctx, legal, index) {
   if (revealing) classes.push("revealing");
   if (spill && spill.pool === index) classes.push("spilled");
   if (!pool.score) classes.push("closed");
-  return h("section", { class: classes.join(" "), "data-testid": "pool", "data-pool": index, "aria-label": `Pool ${index + 1}` },
+  return h("section", { key: index, class: classes.join(" "), "data-testid": "pool", "data-pool": index, "aria-label": `Pool ${index + 1}` },
     h("header", { class: "ff-pool-head" },
       h("h3", {}, `Pool ${index + 1}`),
       waterMeter(pool),
       ...notes),
     h("div", { class: "ff-row" },
       scoreCardEl(pool, index),
-      ...cells,
+      cells,
       cells.length ? null : h("span", { class: "ff-empty muted" }, "no Waterfall card yet"),
       drop),
     influenceLine(view, ctx, pool));
@@ -300,7 +310,7 @@ function handPanel(view, ctx, legal) {
   const discarding = Array.isArray(view.discarding) ? new Set(view.discarding) : null;
   const pending = view.pending;
   const cells = hand.map((card, i) => {
-    const common = { where: `Hand card ${i + 1}`, hand: true, focusKey: `hand-${i}`, testid: "hand-card", data: { index: i } };
+    const common = { where: `Hand card ${i + 1}`, hand: true, key: i, testid: "hand-card", data: { index: i } };
     if (phase === "play" && legal.play.has(i)) {
       const chosen = selection.card === i;
       return cardEl(view, ctx, card, { ...common, pressed: chosen, extraClass: chosen ? ["selected"] : [],
@@ -328,8 +338,8 @@ function handPanel(view, ctx, legal) {
   if (phase === "play" && selection.card !== null && legal.play.has(selection.card)) {
     const targets = [...legal.play.get(selection.card).entries()].sort((a, b) => a[0] - b[0]);
     playTo = h("div", { class: "ff-play-to", "data-testid": "play-to-row" }, h("span", {}, "Play it face down to: "),
-      ...targets.map(([p, act]) => h("button", { type: "button", class: "ff-pool-button legal", "data-legal": "true",
-        "data-testid": "play-to", "data-pool": p, "data-focus-key": `playto-${p}`,
+      ...targets.map(([p, act]) => h("button", { key: p, type: "button", class: "ff-pool-button legal", "data-legal": "true",
+        "data-testid": "play-to", "data-pool": p,
         "aria-label": `Play your chosen card face down to the end of Pool ${p + 1}`,
         onclick: async () => { if (await ctx.send(act)) selection.card = null; } }, `▼ Pool ${p + 1}`)));
   }
@@ -340,13 +350,12 @@ function handPanel(view, ctx, legal) {
     const n = selection.discard.size;
     if (act) {
       confirm = h("button", { type: "button", class: "primary ff-confirm legal", "data-legal": "true", "data-testid": "discard-confirm",
-        "data-focus-key": "discard-confirm",
         onclick: async () => { if (await ctx.send(act)) selection.discard = new Set(); } },
       n ? `✕ Discard ${n} card${n === 1 ? "" : "s"} and draw to 5` : "✓ Keep my whole hand and draw to 5");
     }
   }
   const p = playerAt(view, ctx.seat) || {};
-  const title = h("h3", {}, "Your hand ", fallsChip(view, ctx, ctx.seat, { withName: false }),
+  const title = h("h3", {}, "Your hand ", fallsChip(view, ctx, ctx.seat),
     h("span", { class: "muted" }, ` ${hand.length} card${hand.length === 1 ? "" : "s"} · deck ${p.deck ?? "?"} · discard pile ${p.discard ?? "?"}`));
   const discardNote = discarding
     ? h("p", { class: "ff-chosen", "data-testid": "discard-chosen" }, discarding.size
@@ -361,7 +370,7 @@ function handPanel(view, ctx, legal) {
     confirm ? h("div", { class: "ff-confirm-row" }, confirm) : null,
     discardNote,
     pile.length ? h("details", { class: "ff-pile" }, h("summary", {}, `Your discard pile (${pile.length}, only you see it)`),
-      h("div", { class: "ff-row small" }, ...pile.map((c, i) => cardEl(view, ctx, c, { where: `Discard pile card ${i + 1}`, hand: true })))) : null);
+      h("div", { class: "ff-row small" }, ...pile.map((c, i) => cardEl(view, ctx, c, { key: i, where: `Discard pile card ${i + 1}`, hand: true })))) : null);
 }
 
 function scoreboard(view, ctx) {
@@ -373,11 +382,12 @@ function scoreboard(view, ctx) {
       h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Score cards"),
         h("th", {}, "Hand"), h("th", {}, "To play"))),
       h("tbody", {}, ...players.map((p) => h("tr", {
+        key: p.seat,
         class: [active.has(p.seat) && !view.result ? "active" : "", winners.has(p.seat) ? "winner" : "", p.seat === ctx.seat ? "me" : ""].join(" ").trim(),
         "data-seat": p.seat,
       },
       h("th", { scope: "row" }, winners.has(p.seat) ? "♛ " : active.has(p.seat) && !view.result ? "▶ " : "",
-        fallsChip(view, ctx, p.seat), p.first ? h("span", { class: "ff-first", title: "First Player card" }, " ① first") : null),
+        who(view, ctx, p.seat), p.first ? h("span", { class: "ff-first", title: "First Player card" }, " ① first") : null),
       h("td", { class: "num" }, `★ ${p.points ?? 0}`),
       h("td", { class: "num" }, String(p.score_cards ?? 0)),
       h("td", { class: "num" }, String(p.hand ?? 0)),
@@ -399,43 +409,31 @@ function logKind(text) {
   return ["other", "·"];
 }
 
-/** A log line with each Waterfall type shown as its chip (symbol, letter, name of the player). */
-function logLine(view, ctx, text, seatsByFalls) {
-  const parts = [];
+/**
+ * One log entry in words: its kind's symbol, then the text with each Waterfall type that names a
+ * player ("Desert plays…") turned into that player's name with their deck as its badge. The one
+ * place where this game's log is put into words (the Moves panel and the replay's captions).
+ */
+function logWords(line, view, ctx) {
+  const text = typeof line === "string" ? line : String((line && line.text) || "");
+  const seatsByFalls = new Map((Array.isArray(view.players) ? view.players : []).map((p) => [p.falls, p.seat]));
+  const [kind, sym] = logKind(text);
+  const parts = [h("span", { class: `ff-log-sym ff-log-${kind}`, "aria-hidden": "true" }, sym), " "];
   let last = 0;
   for (const m of text.matchAll(FALLS_RE)) {
     parts.push(text.slice(last, m.index));
     const seat = seatsByFalls.get(m[1]);
-    parts.push(seat === undefined ? m[1] : fallsChip(view, ctx, seat));
+    parts.push(seat === undefined ? m[1] : who(view, ctx, seat));
     last = m.index + m[1].length;
   }
   parts.push(text.slice(last));
   return parts;
 }
 
-function logPanel(view, ctx) {
-  const log = Array.isArray(view.log) ? view.log.slice(-40) : [];
-  const seatsByFalls = new Map((Array.isArray(view.players) ? view.players : []).map((p) => [p.falls, p.seat]));
-  const total = (Number.isInteger(view.log_from) ? view.log_from : 0) + (Array.isArray(view.log) ? view.log.length : 0);
-  const items = log.map((line, i) => {
-    const text = typeof line === "string" ? line : String((line && line.text) || "");
-    const [kind, sym] = logKind(text);
-    return h("li", { class: `ff-log-${kind}`, "data-n": total - log.length + i + 1 },
-      h("span", { class: "ff-log-sym", "aria-hidden": "true" }, sym), " ", ...logLine(view, ctx, text, seatsByFalls));
-  });
-  const box = h("ol", { class: "ff-log", "data-testid": "ff-log", tabindex: "0", "aria-label": "What happened, oldest first" },
-    ...items, items.length ? null : h("li", { class: "muted" }, "Nothing has happened yet."));
-  box.addEventListener("scroll", () => {
-    logScroll = { top: box.scrollTop, atBottom: box.scrollHeight - box.scrollTop - box.clientHeight < 24 };
-  });
-  return h("section", { class: "ff-log-box" },
-    h("h3", {}, "What happened ", h("span", { class: "muted" }, "(reveals, actions, spillovers and cascades)")), box);
-}
-
 // --- words ------------------------------------------------------------------------------------
 
 function hint(view, ctx, legal) {
-  if (view.result) return "The game is over: the Score cards have been added up.";
+  if (view.result) return "The game is over: the Score cards have been added up (above).";
   if (view.phase === "waiting") return "Waiting for every seat to be taken: the game starts by itself.";
   const pending = view.pending;
   const mine = Array.isArray(view.active) && view.active.includes(ctx.seat);
@@ -488,19 +486,20 @@ function phaseWords(view, ctx) {
   }
 }
 
-function finalPanel(view, ctx) {
+/** The end screen's final table: points and Score cards, best first. */
+function finalTable(view, ctx) {
   const r = view.result;
   if (!r) return null;
   const scores = Array.isArray(r.scores) ? r.scores : [];
   const cards = Array.isArray(r.score_cards) ? r.score_cards : [];
   const winners = new Set(Array.isArray(r.winners) ? r.winners : []);
   const order = scores.map((_, s) => s).sort((a, b) => (scores[b] - scores[a]) || ((cards[b] ?? 0) - (cards[a] ?? 0)) || (a - b));
-  return h("section", { class: "ff-final card", "data-testid": "ff-final" },
-    h("h3", {}, "Final Score cards"),
-    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Score cards"))),
-      h("tbody", {}, ...order.map((s) => h("tr", { class: winners.has(s) ? "winner" : "", "data-seat": s },
-        h("th", { scope: "row" }, winners.has(s) ? "♛ " : "", fallsChip(view, ctx, s)),
-        h("td", { class: "num" }, `★ ${scores[s]}`), h("td", { class: "num" }, String(cards[s] ?? "?")))))),
+  return h("div", { class: "ff-final", "data-testid": "ff-final" },
+    h("div", { class: "scroll" }, h("table", { class: "final-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Score cards"))),
+      h("tbody", {}, order.map((s) => h("tr", { key: s, class: winners.has(s) ? "winner" : undefined, "data-seat": s },
+        h("th", { scope: "row" }, winners.has(s) ? "♛ " : "", who(view, ctx, s)),
+        h("td", { class: "num" }, `★ ${scores[s]}`), h("td", { class: "num" }, String(cards[s] ?? "?"))))))),
     h("p", { class: "muted" }, "Most points wins; a tie goes to the most Score cards; a tie after that is shared."));
 }
 
@@ -533,7 +532,17 @@ When a Score card cannot be replaced the game ends after that round: most points
     return out;
   },
 
-  render(el, view, ctx) {
+  logWords,
+  finalTable,
+
+  /** A seat's mark in the players list and the seat badge is its deck, as in the moves. */
+  seatColour(view, seat) {
+    const p = playerAt(view, seat);
+    const f = p && FALLS[p.falls];
+    return f ? { name: p.falls, symbol: `${f.sym}${f.letter}`, word: "deck", css: f.css, ink: "#fff" } : null;
+  },
+
+  render(view, ctx) {
     const hand = Array.isArray(view.hand) ? view.hand : [];
     const key = `${ctx.room}:${ctx.seat}:${view.round}:${view.phase}:${hand.length}`;
     if (selection.key !== key) selection = { key, card: null, discard: new Set() };
@@ -549,7 +558,7 @@ When a Score card cannot be replaced the game ends after that round: most points
       " · ", h("span", {}, `${view.score_deck ?? "?"} Score card${view.score_deck === 1 ? "" : "s"} left to replace won ones`),
       view.reveal ? [" · ", h("span", {}, `reveal pass ${view.reveal.pass}, at Pool ${view.reveal.pool + 1}`)] : null,
     ];
-    const root = h("div", { class: "ff", "data-phase": view.phase, onkeydown: (e) => {
+    return h("div", { class: "ff", "data-phase": view.phase, onkeydown: (e) => {
       if (e.key === "Escape" && (selection.card !== null || selection.discard.size)) {
         selection.card = null; selection.discard = new Set(); ctx.rerender();
       }
@@ -558,13 +567,9 @@ When a Score card cannot be replaced the game ends after that round: most points
     view.end_triggered && !view.result ? h("p", { class: "ff-warn", "data-testid": "end-triggered" },
       "⚑ No Score card is left: the game ends when this round's reveal is over.") : null,
     h("p", { class: "ff-hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
-    finalPanel(view, ctx),
-    h("div", { class: "ff-pools", "data-testid": "pools" }, ...Array.from({ length: n }, (_, i) => poolRow(view, ctx, legal, i))),
+    h("div", { class: "ff-pools", "data-testid": "pools" }, Array.from({ length: n }, (_, i) => poolRow(view, ctx, legal, i))),
     handPanel(view, ctx, legal),
-    scoreboard(view, ctx),
-    logPanel(view, ctx));
-    el.appendChild(root);
-    const box = root.querySelector(".ff-log");
-    if (box) box.scrollTop = logScroll.atBottom ? box.scrollHeight : logScroll.top;
+    // At the end the end screen's final table says it all; during the game this is the score.
+    view.result ? null : scoreboard(view, ctx));
   },
 };

@@ -110,9 +110,9 @@ function renderRiver(view, ctx, legal) {
       class: `${slotClass(slot)}${can ? " legal" : ""}${chosen === j ? " selected" : ""}`,
       "data-testid": "river-slot", "data-index": j,
     };
-    if (!can) return h("div", { ...attrs, "aria-label": `River ${j + 1}: ${cardWords(slot)}` }, ...face(slot));
+    if (!can) return h("div", { ...attrs, key: j, "aria-label": `River ${j + 1}: ${cardWords(slot)}` }, ...face(slot));
     return h("button", {
-      ...attrs, type: "button", "data-legal": "true", "data-focus-key": `river-${j}`,
+      ...attrs, key: j, type: "button", "data-legal": "true",
       "aria-pressed": chosen === j ? "true" : "false",
       "aria-label": `River ${j + 1}: ${cardWords(slot)}${chosen === j ? " (chosen; choose it again to cancel)" : " (choose to take it)"}`,
       onclick: () => {
@@ -155,10 +155,10 @@ function renderPond(view, ctx, seat, legal, scoring) {
       "data-testid": "pond-slot", "data-seat": seat, "data-slot": i,
     };
     const where = `${mine ? "Your" : `${ctx.name(seat)}’s`} pond, row ${row} column ${col}`;
-    if (!action) return h("div", { ...attrs, "aria-label": `${where}: ${cardWords(slot)}` }, ...face(slot, points));
+    if (!action) return h("div", { ...attrs, key: i, "aria-label": `${where}: ${cardWords(slot)}` }, ...face(slot, points));
     const verb = flip ? "flip it face up" : `swap it with river card ${selection.river + 1}`;
     return h("button", {
-      ...attrs, type: "button", "data-legal": "true", "data-focus-key": `pond-${i}`,
+      ...attrs, key: i, type: "button", "data-legal": "true",
       "aria-label": `${where}: ${cardWords(slot)} (${verb})`,
       onclick: async () => {
         const ok = await ctx.send(action);
@@ -169,14 +169,14 @@ function renderPond(view, ctx, seat, legal, scoring) {
   const title = mine ? `Your pond (seat ${seat})` : `${ctx.name(seat)} (seat ${seat})`;
   const rel = relation(view, ctx, seat);
   const p = (view.players || []).find((x) => x.seat === seat) || {};
-  return h("section", { class: `pond-box${mine ? " mine" : ""}${(view.active || []).includes(seat) ? " active" : ""}`,
+  return h("section", { key: seat, class: `pond-box${mine ? " mine" : ""}${(view.active || []).includes(seat) ? " active" : ""}`,
     "data-testid": mine ? "my-pond" : "pond", "data-seat": seat, "aria-label": title },
   h("h3", {}, (view.active || []).includes(seat) && !view.result ? "▶ " : "", title,
     rel ? h("span", { class: "relation" }, ` — ${rel}`) : null,
     p.team !== null && p.team !== undefined ? h("span", { class: "team" }, ` ${TEAM_NAMES[p.team] || `Team ${p.team}`}`) : null),
   h("div", { class: "pond" }, ...columnHeads(view, ctx, seat), ...cells,
     ...(score && Array.isArray(score.columns)
-      ? score.columns.map((pts, c) => h("div", { class: "col-total", "data-testid": "col-total" },
+      ? score.columns.map((pts, c) => h("div", { key: `total-${c}`, class: "col-total", "data-testid": "col-total" },
         h("span", { class: "muted" }, COLUMN_NAMES[c]), ` ${pts}`))
       : [])),
   score ? h("p", { class: "pond-total" }, fixedInColumns(score)
@@ -193,33 +193,20 @@ function fixedInColumns(s) {
   return cols === s.total;
 }
 
-function renderScoring(view, ctx) {
-  const scoring = Array.isArray(view.scoring) ? view.scoring : null;
-  if (!scoring) return null;
-  const winners = new Set(view.result && Array.isArray(view.result.winners) ? view.result.winners : []);
+/** Team totals, the final table of a team game (its seats' own totals end the step-by-step scoring). */
+function teamTable(view) {
   const teams = view.result && Array.isArray(view.result.teams) ? view.result.teams : null;
-  const included = scoring.every(fixedInColumns);
-  const rows = scoring.map((s) => h("tr", { class: winners.has(s.seat) ? "winner" : "", "data-seat": s.seat },
-    h("th", { scope: "row" }, `${winners.has(s.seat) ? "♛ " : ""}${ctx.name(s.seat)}${s.seat === ctx.seat ? " (you)" : ""}`),
-    included ? null : h("td", {}, String(s.fixed)),
-    ...(Array.isArray(s.columns) ? s.columns : []).map((c) => h("td", {}, String(c))),
-    h("td", { class: "total" }, String(s.total)),
-    included ? h("td", { class: "muted" }, String(s.fixed)) : null));
-  return h("section", { class: "scoring card", "data-testid": "scoring" },
-    h("h3", {}, "Final scoring, column by column"),
-    h("div", { class: "scroll" }, h("table", {},
-      h("thead", {}, h("tr", {}, h("th", {}, "Player"), included ? null : h("th", {}, "Fixed cards"),
-        h("th", {}, "◀ Left column"), h("th", {}, "Centre 1"), h("th", {}, "Centre 2"), h("th", {}, "Right column ▶"),
-        h("th", {}, "Total"), included ? h("th", {}, "of which fixed cards") : null)),
-      h("tbody", {}, ...rows))),
-    teams ? h("p", { class: "teams", "data-testid": "team-totals" },
-      teams.map((t, i) => `${TEAM_NAMES[i] || `Team ${i}`}: ${t}`).join(" · ")) : null,
-    h("p", { class: "muted" }, "Each card shows the points it scored (+n). Fixed cards score wherever they lie; "
-      + "the others score for the pond their column faces."));
+  if (!teams) return null;
+  const best = Math.max(...teams);
+  return h("table", { class: "final-table", "data-testid": "team-totals" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Team"), h("th", { scope: "col" }, "Points"))),
+    h("tbody", {}, teams.map((t, i) => h("tr", { key: i, class: t === best ? "winner" : undefined },
+      h("th", { scope: "row" }, t === best ? "♛ " : "", TEAM_NAMES[i] || `Team ${i}`),
+      h("td", { class: "num" }, String(t))))));
 }
 
 function hint(view, ctx, legal) {
-  if (view.result) return "The game is over: see the scoring below.";
+  if (view.result) return "The game is over: each card shows the points it scored (+n), the scoring is above.";
   if (ctx.isSpectator) return "You are watching: every face-up card is shown, face-down ones stay hidden.";
   if (!(view.active || []).includes(ctx.seat)) {
     return `Waiting for ${(view.active || []).map((s) => ctx.name(s)).join(", ") || "the others"}.`;
@@ -284,7 +271,11 @@ Duel (2 players): the River has 8 cards, 4 face down, and it scores as a third b
     return out;
   },
 
-  render(el, view, ctx) {
+  finalTable(view) {
+    return teamTable(view);
+  },
+
+  render(view, ctx) {
     const key = `${ctx.room}:${ctx.seat}:${view.round}:${view.phase}`;
     if (selection.key !== key) selection = { key, river: null };
     const legal = readLegal(view);
@@ -294,7 +285,7 @@ Duel (2 players): the River has 8 cards, 4 face down, and it scores as a third b
     const others = ctx.isSpectator ? seats : seats.filter((s) => s !== ctx.seat);
     const mode = { standard: "Standard", duel: "Duel (2 players, the River scores too)", team: "Teams (partners sit across)" }[view.mode] || view.mode;
 
-    const root = h("div", { class: "symbiose", onkeydown: (e) => {
+    return h("div", { class: "symbiose", onkeydown: (e) => {
       if (e.key === "Escape" && selection.river !== null) { selection.river = null; ctx.rerender(); }
     } },
     h("p", { class: "sym-info" },
@@ -304,8 +295,6 @@ Duel (2 players): the River has 8 cards, 4 face down, and it scores as a third b
     h("p", { class: "hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
     renderRiver(view, ctx, legal),
     ctx.isSpectator ? null : renderPond(view, ctx, ctx.seat, legal, scoring),
-    h("div", { class: "others" }, ...others.map((s) => renderPond(view, ctx, s, legal, scoring))),
-    renderScoring(view, ctx));
-    el.appendChild(root);
+    h("div", { class: "others" }, others.map((s) => renderPond(view, ctx, s, legal, scoring))));
   },
 };

@@ -2,9 +2,12 @@
 // "The offer schema").
 //
 // The board is a grid of `board.width` x `board.height` cells: rectangular blocks of locations,
-// paths between them and the waterfall. Each location shows its number, its owner (colour tint,
-// thick border and the owner's symbol in the top-left corner, as bases stand on the real board) and
-// the Attraction tile built on it (two letters; the full name on hover and for screen readers).
+// paths between them and the waterfall. Each block is drawn as a grid of its own, placed on the
+// park's grid where the park is wide enough for cells of at least 40 px; where it is not (a phone),
+// the blocks are laid out one after another, each with its letter, at that size (adjacency never
+// crosses a block, so nothing of the game is lost). Each location shows its number, its owner
+// (colour tint, thick border and the owner's symbol beside the number, never over it) and the
+// Attraction tile built on it (two letters; the full name on hover and for screen readers).
 //
 // What can be clicked follows view.legal:
 // - Preparation: Location cards of the hand (in the hand panel or on the board), two of them, then
@@ -12,19 +15,19 @@
 // - Exchange: accept / decline / withdraw / ready / unready, each an item of view.legal. Offers are
 //   the one action the engine cannot list, so they are composed here from clicks on owned
 //   locations and on the tiles in front of the players, with coins fields, per the offer schema.
+//   The composer (with Ready) is docked at the bottom of the screen while the park is in view, so
+//   that it stays in reach beside the board on a phone.
 // - Construction: one of your tile kinds, then one of the locations that the legal `build` items
 //   pair with it; `done`.
 // Spectators get the same board with nothing clickable.
 
-import { h } from "../ui.js";
+import { h, stylesheet } from "../ui.js";
+import { playerTag } from "../frame.js";
 
 // The table's own styles live beside it, loaded once with the module.
-if (typeof document !== "undefined" && !document.querySelector("link[data-wpark-css]")) {
-  document.head.appendChild(h("link", { rel: "stylesheet", href: new URL("./waterfall_park.css", import.meta.url).href,
-    "data-wpark-css": "1" }));
-}
+stylesheet(new URL("./waterfall_park.css", import.meta.url).href, "waterfall_park");
 
-// Two letters per attraction: unique, and readable in a 24 px cell. The full name is in title and
+// Two letters per attraction: unique, and readable in a small cell. The full name is in title and
 // aria-label everywhere the code appears.
 const CODES = {
   "Gift Shop": "Gi", "Ice Cream Stand": "Ic", Bar: "Ba",
@@ -42,6 +45,9 @@ const PHASES = {
 // picked for building, and the offer being composed. Kept per room, seat, round and phase, so a
 // choice never survives into a phase where it means nothing.
 let ui = fresh(null);
+// Whether the docked composer is folded to its one line: the reader's choice, kept across rounds. It
+// starts folded on a phone, where the open composer would cover half of the park.
+let dockFolded = typeof window !== "undefined" && window.innerWidth < 700;
 
 function fresh(key) {
   return { key, discard: [], tile: null, draft: { partners: [], locations: [], tiles: [], coins: {} } };
@@ -84,6 +90,19 @@ function swatch(view, seat, text) {
     h("span", { class: "wp-sym", "aria-hidden": "true" }, p ? p.glyph : "?"), " ", text ?? (playerAt(view, seat) || {}).colour ?? `Seat ${seat}`);
 }
 
+/** A seat's colour as a badge: its symbol on its tint, the colour's name for screen readers. */
+function colourBadge(view, seat) {
+  const p = playerAt(view, seat);
+  const word = p ? `${p.colour}${p.symbol ? ` ${p.symbol}` : ""}` : `Seat ${seat}`;
+  return h("span", { class: `wp-badge ${colourClass(p)}`, role: "img", "aria-label": word, title: word }, p ? p.glyph : "?");
+}
+
+/** A player by name with their colour as the badge: how the moves and the end name people. */
+function person(view, ctx, seat) {
+  const p = playerAt(view, seat);
+  return playerTag(p && p.name ? String(p.name) : ctx.name(seat), colourBadge(view, seat), { you: seat === ctx.seat });
+}
+
 function sizeOf(view, name) {
   const a = (Array.isArray(view.attractions) ? view.attractions : []).find((x) => x && x.name === name);
   return a ? a.size : null;
@@ -124,8 +143,8 @@ function readLegal(view) {
 /** A button that sends one item of view.legal, verbatim. */
 function actButton(ctx, action, label, attrs = {}) {
   return h("button", {
-    type: "button", class: `wp-act${attrs.class ? ` ${attrs.class}` : ""}`, "data-legal": "true",
-    "data-action": JSON.stringify(action), "data-focus-key": attrs.key || `act-${JSON.stringify(action)}`,
+    key: attrs.key, type: "button", class: `wp-act${attrs.class ? ` ${attrs.class}` : ""}`, "data-legal": "true",
+    "data-action": JSON.stringify(action),
     "data-testid": attrs.testid, title: attrs.title, "aria-label": attrs.aria,
     onclick: async () => {
       const ok = await ctx.send(action);
@@ -254,20 +273,20 @@ function draftProblem(view, me, transfers) {
 
 // ---- words --------------------------------------------------------------------------------------
 
-function transferWords(view, ctx, t) {
+function transferWords(view, ctx, t, key) {
   const items = [];
   if (t.locations && t.locations.length) items.push(`location${t.locations.length > 1 ? "s" : ""} ${t.locations.join(", ")}`);
   for (const [name, n] of Object.entries(t.tiles || {})) if (n > 0) items.push(`${n}× ${name} [${code(name)}]`);
   if (t.coins) items.push(`${t.coins} coin${t.coins > 1 ? "s" : ""}`);
-  return h("li", { class: "wp-transfer" }, swatch(view, t.from, named(view, ctx, t.from)), " gives ",
-    swatch(view, t.to, named(view, ctx, t.to)), ": ", items.join(" · ") || "nothing");
+  return h("li", { key, class: "wp-transfer" }, person(view, ctx, t.from), " gives ",
+    person(view, ctx, t.to), ": ", items.join(" · ") || "nothing");
 }
 
 function hint(view, ctx, legal) {
-  if (view.result) return "The game is over: the final coins are below.";
+  if (view.result) return "The game is over: the final coins are above.";
   if (ctx.isSpectator) return "You are watching: the board, the tiles, the offers and the announced incomes are public; coins stay secret until the end.";
   const me = ctx.seat;
-  const waiting = (view.active || []).filter((s) => s !== me).map((s) => badge(view, s));
+  const waiting = (view.active || []).filter((s) => s !== me).map((s) => ctx.name(s));
   const others = waiting.length ? `Waiting for ${waiting.join(", ")}.` : "";
   if (view.phase === "preparation") {
     if (!legal.discards.size) return `You discard ${(view.discarded || []).join(" and ")}. ${others}`;
@@ -276,7 +295,7 @@ function hint(view, ctx, legal) {
   }
   if (view.phase === "exchange") {
     if (legal.unready) return `You are ready. ${others} You may still offer, accept or press “Not ready”.`;
-    return "Trade: click locations on the board and tiles below to compose an offer, answer the offers for you, then press “Ready”.";
+    return "Trade: click locations on the board and tiles below to compose an offer (it gathers at the bottom), answer the offers for you, then press “Ready”.";
   }
   if (view.phase === "construction") {
     if (!legal.done) return `You are done building. ${others}`;
@@ -328,9 +347,10 @@ function renderBoard(view, ctx, legal) {
   const inDraft = new Map(draft().locations.map((it) => [it.n, it]));
   const offered = new Set();
   for (const o of Object.values(view.offers || {})) for (const t of (o && o.transfers) || []) for (const n of t.locations || []) offered.add(n);
+  const locations = Array.isArray(board.locations) ? board.locations : [];
 
   // Identical tiles of one owner that touch form an attraction: the cells are drawn joined.
-  const at = new Map((Array.isArray(board.locations) ? board.locations : []).map((l) => [`${l.x},${l.y}`, l.n]));
+  const at = new Map(locations.map((l) => [`${l.x},${l.y}`, l.n]));
   const same = (n, x, y) => {
     const m = at.get(`${x},${y}`);
     if (m === undefined) return false;
@@ -339,18 +359,7 @@ function renderBoard(view, ctx, legal) {
     return Boolean(a.tile) && a.tile === b.tile && a.owner !== null && a.owner === b.owner;
   };
 
-  const parts = [];
-  for (const b of Array.isArray(board.blocks) ? board.blocks : []) {
-    parts.push(h("div", { class: "wp-block", "aria-hidden": "true",
-      style: { gridColumn: `${b.x + 1} / span ${b.w}`, gridRow: `${b.y + 1} / span ${b.h}` } }));
-  }
-  const fall = board.waterfall;
-  if (fall) {
-    parts.push(h("div", { class: "wp-falls", title: "The waterfall (no locations)", "aria-label": "The waterfall",
-      style: { gridColumn: `${fall.x + 1} / span ${fall.w}`, gridRow: `${fall.y + 1} / span ${fall.h}` } },
-    h("span", {}, "≈ falls ≈")));
-  }
-  for (const loc of Array.isArray(board.locations) ? board.locations : []) {
+  const cell = (loc, block) => {
     const n = loc.n;
     const site = sites[n - 1] || { owner: null, tile: null };
     const owner = site.owner;
@@ -378,25 +387,24 @@ function renderBoard(view, ctx, legal) {
     if (offered.has(n)) classes.push("offered");
     if (act) classes.push(act.kind === "compose" ? "composable" : "legal");
     const content = [
-      p ? h("span", { class: "wp-glyph", "aria-hidden": "true" }, p.glyph) : null,
-      h("span", { class: "wp-num", "aria-hidden": "true" }, String(n)),
+      // The number first and the owner's symbol beside it, in a row of their own: neither covers the other.
+      h("span", { class: "wp-top", "aria-hidden": "true" },
+        h("span", { class: "wp-num" }, String(n)),
+        p ? h("span", { class: "wp-glyph" }, p.glyph) : null),
       site.tile ? h("span", { class: "wp-tile", "aria-hidden": "true" }, code(site.tile)) : null,
       h("span", { class: "wp-mark", "aria-hidden": "true" },
         draftItem ? "⇄" : picked && hand.has(n) ? "✕" : hand.has(n) ? "◇" : act && act.kind === "build" ? "+" : offered.has(n) ? "·⇄" : ""),
     ];
     const attrs = {
-      class: classes.join(" "), "data-testid": "wp-cell", "data-n": n,
+      key: n, class: classes.join(" "), "data-testid": "wp-cell", "data-n": n,
       "data-owner": owner === null || owner === undefined ? "" : owner, "data-tile": site.tile || "",
-      style: { gridColumn: String(loc.x + 1), gridRow: String(loc.y + 1) }, title: label,
+      style: { gridColumn: String(loc.x - block.x + 1), gridRow: String(loc.y - block.y + 1) }, title: label,
     };
-    if (!act) {
-      parts.push(h("div", { ...attrs, role: "img", "aria-label": label }, ...content));
-      continue;
-    }
+    if (!act) return h("div", { ...attrs, role: "img", "aria-label": label }, ...content);
     const extra = act.kind === "compose" ? { "data-compose": "true" } : { "data-legal": "true" };
     if (act.action) extra["data-action"] = JSON.stringify(act.action);
-    parts.push(h("button", {
-      ...attrs, ...extra, type: "button", "data-focus-key": `cell-${n}`,
+    return h("button", {
+      ...attrs, ...extra, type: "button",
       "aria-pressed": act.kind === "build" ? undefined : String(Boolean(draftItem || (act.kind === "pick" && picked))),
       "aria-label": `${label} (${act.verb})`,
       onclick: async () => {
@@ -404,19 +412,31 @@ function renderBoard(view, ctx, legal) {
         const ok = await ctx.send(act.action);
         if (ok) keepTileChoice(view, act.action.tile);
       },
-    }, ...content));
-  }
-  return h("section", { class: "wp-board-box", "aria-label": "The park" },
+    }, ...content);
+  };
+
+  const blocks = (Array.isArray(board.blocks) ? board.blocks : []).map((b) => {
+    const mine = locations.filter((l) => l.block === b.id);
+    return h("div", { key: b.id, class: "wp-block", role: "group", "aria-label": `Block ${b.id}`, "data-block": b.id,
+      style: { gridColumn: `${b.x + 1} / span ${b.w}`, gridRow: `${b.y + 1} / span ${b.h}`, "--w": String(b.w), "--h": String(b.h) } },
+    h("span", { class: "wp-block-id", "aria-hidden": "true" }, b.id),
+    h("div", { class: "wp-cells" }, mine.map((l) => cell(l, b))));
+  });
+  const fall = board.waterfall;
+  return h("section", { class: "wp-board-box", "aria-label": "The park", "data-testid": "wp-park" },
     h("div", { class: "wp-board", "data-testid": "wp-board",
       style: { gridTemplateColumns: `repeat(${width}, minmax(0, 1fr))`, gridTemplateRows: rowSizes(board, height) } },
-    ...parts));
+    blocks,
+    fall ? h("div", { key: "falls", class: "wp-falls", title: "The waterfall (no locations)", "aria-label": "The waterfall",
+      style: { gridColumn: `${fall.x + 1} / span ${fall.w}`, gridRow: `${fall.y + 1} / span ${fall.h}` } },
+    h("span", {}, "≈ falls ≈")) : null));
 }
 
 /** Rows with locations get full height; path rows (no location in them) stay thin, not collapsed. */
 function rowSizes(board, height) {
   const used = new Set((Array.isArray(board.locations) ? board.locations : []).map((l) => l.y));
   const rows = [];
-  for (let y = 0; y < height; y++) rows.push(used.has(y) ? "auto" : "0.55rem");
+  for (let y = 0; y < height; y++) rows.push(used.has(y) ? "auto" : "0.7rem");
   return rows.join(" ");
 }
 
@@ -433,19 +453,18 @@ function renderLegend(view, ctx) {
   const table = view.income_table || {};
   const incomplete = Array.isArray(table.incomplete) ? table.incomplete : [];
   const complete = table.complete || {};
-  const box = h("details", { class: "wp-legend", open: legendOpen(), "data-testid": "wp-legend" },
-    h("summary", {}, "Key: colours, attractions, income"),
-    h("p", { class: "wp-key" }, ...players.map((p) => [swatch(view, p.seat, `${p.colour} ${p.symbol || ""} = ${p.seat === ctx.seat ? "you" : ctx.name(p.seat)}`), " "]),
-      h("span", { class: "wp-swatch wp-own-none" }, "unowned")),
-    h("p", { class: "wp-key" }, ...attractions.map((a) => [h("span", { class: "wp-code", title: tileWords(view, a.name) },
-      h("b", {}, code(a.name)), ` ${a.name} (${a.size})`), " "])),
+  return h("details", { class: "wp-legend", open: legendOpen(), "data-testid": "wp-legend",
+    ontoggle: (e) => { legendChoice = e.currentTarget.open; } },
+  h("summary", {}, "Key: colours, attractions, income"),
+  h("p", { class: "wp-key" }, ...players.map((p) => [swatch(view, p.seat, `${p.colour} ${p.symbol || ""} = ${p.seat === ctx.seat ? "you" : ctx.name(p.seat)}`), " "]),
+    h("span", { class: "wp-swatch wp-own-none" }, "unowned")),
+  h("p", { class: "wp-key" }, ...attractions.map((a) => [h("span", { class: "wp-code", title: tileWords(view, a.name) },
+    h("b", {}, code(a.name)), ` ${a.name} (${a.size})`), " "])),
     h("p", { class: "wp-key muted" },
       `Income — incomplete attraction of 1/2/3/4 tiles: ${incomplete.join("/")} coins; complete at 3/4/5: `
       + `${["3", "4", "5"].map((k) => complete[k]).join("/")} coins. ◇ a card in your hand · ⇄ in your new offer · `
       + "·⇄ named in an open offer · + where the chosen tile can go. Identical tiles of one owner that touch "
       + "are drawn joined: they form attractions, split the way that pays most."));
-  box.addEventListener("toggle", () => { legendChoice = box.open; });
-  return box;
 }
 
 // The key starts open on wide screens and closed on phones; a reader's own choice then sticks.
@@ -470,9 +489,9 @@ function renderHand(view, ctx, legal) {
     const picked = can ? ui.discard.includes(n) : Boolean(chosen && chosen.includes(n));
     const body = [h("span", { class: "wp-card-n" }, String(n)), h("span", { class: "wp-card-where" }, where),
       h("span", { class: "wp-card-tag" }, picked ? "✕ discard" : "✔ keep")];
-    const attrs = { class: `wp-card${picked ? " picked" : ""}${can ? " legal" : ""}`, "data-testid": "wp-hand-card", "data-n": n };
+    const attrs = { key: n, class: `wp-card${picked ? " picked" : ""}${can ? " legal" : ""}`, "data-testid": "wp-hand-card", "data-n": n };
     if (!can) return h("div", { ...attrs, "aria-label": `Location card ${n}, ${where}: ${picked ? "discarded" : "kept"}` }, ...body);
-    return h("button", { ...attrs, type: "button", "data-legal": "true", "data-focus-key": `card-${n}`,
+    return h("button", { ...attrs, type: "button", "data-legal": "true",
       "aria-pressed": String(picked), "aria-label": `Location card ${n}, ${where} (${picked ? "picked to discard; press to keep" : "press to discard"})`,
       onclick: () => { toggleDiscard(n); ctx.rerender(); } }, ...body);
   });
@@ -503,11 +522,10 @@ function renderPlayers(view, ctx, legal) {
       const inDraft = draftTiles(p.seat, name);
       const words = `${n}× ${tileWords(view, name)}`;
       const body = [h("b", {}, code(name)), ` ${name} ×${n}`, inDraft ? h("span", { class: "wp-chip-tag" }, ` ⇄${inDraft}`) : null];
-      const attrs = { class: "wp-chip", "data-testid": "wp-tile-chip", "data-seat": p.seat, "data-tile": name, title: words,
+      const attrs = { key: name, class: "wp-chip", "data-testid": "wp-tile-chip", "data-seat": p.seat, "data-tile": name, title: words,
         "data-in-draft": inDraft };
       if (legal.canOffer && inDraft < n) {
         return h("button", { ...attrs, class: "wp-chip composable", type: "button", "data-compose": "true",
-          "data-focus-key": `chip-${p.seat}-${name}`,
           "aria-label": `${who(view, ctx, p.seat)}: ${words} (add one to your new offer${p.seat === me ? ", as yours to give" : ", as theirs to give"})`,
           onclick: () => { addTile(view, me, p.seat, name); ctx.rerender(); } }, ...body, " +");
       }
@@ -515,7 +533,7 @@ function renderPlayers(view, ctx, legal) {
     });
     const status = view.result ? "" : p.ready ? "✔ finished with this phase" : "◷ still deciding";
     const coins = typeof p.coins === "number" ? `${p.coins} coins` : "coins secret";
-    return h("li", { class: `wp-player ${colourClass(p)}${p.seat === me ? " me" : ""}`, "data-testid": "wp-player", "data-seat": p.seat },
+    return h("li", { key: p.seat, class: `wp-player ${colourClass(p)}${p.seat === me ? " me" : ""}`, "data-testid": "wp-player", "data-seat": p.seat },
       h("div", { class: "wp-player-head" },
         swatch(view, p.seat, named(view, ctx, p.seat)),
         h("span", { class: "muted" }, ` ${status}`)),
@@ -524,7 +542,7 @@ function renderPlayers(view, ctx, legal) {
       h("div", { class: "wp-chips", "data-testid": "wp-tiles", "data-seat": p.seat },
         chips.length ? chips : h("span", { class: "muted" }, "no unbuilt tiles")));
   });
-  return h("section", { class: "wp-panel", "aria-label": "Players and their unbuilt tiles" },
+  return h("section", { class: "wp-panel wp-players-box", "aria-label": "Players and their unbuilt tiles" },
     h("h3", {}, "Players and the tiles in front of them"),
     h("ul", { class: "wp-players" }, ...rows));
 }
@@ -539,11 +557,11 @@ function buildChips(view, ctx, legal) {
     const n = Number(tiles[name]);
     const words = `${n}× ${tileWords(view, name)}`;
     const body = [h("b", {}, code(name)), ` ${name} ×${n}`];
-    const attrs = { "data-testid": "wp-tile-chip", "data-seat": ctx.seat, "data-tile": name, title: words };
+    const attrs = { key: name, "data-testid": "wp-tile-chip", "data-seat": ctx.seat, "data-tile": name, title: words };
     if (!legal.builds.has(name)) return h("span", { ...attrs, class: "wp-chip", "aria-label": words }, ...body);
     const sel = ui.tile === name;
     return h("button", { ...attrs, class: `wp-chip legal${sel ? " selected" : ""}`, type: "button", "data-legal": "true",
-      "data-focus-key": `tile-${name}`, "aria-pressed": String(sel),
+      "aria-pressed": String(sel),
       "aria-label": `${words} (${sel ? "chosen: now pick a location marked +" : "choose to build it"})`,
       onclick: () => { ui.tile = sel ? null : name; ctx.rerender(); } }, ...body, sel ? " ✔" : null);
   });
@@ -563,21 +581,47 @@ function renderConstruction(view, ctx, legal) {
     legal.done ? h("p", { class: "wp-row" }, actButton(ctx, legal.done, "■ Done building", { class: "primary", testid: "wp-done", key: "done" })) : null);
 }
 
-/** Above the park during the Exchange: ready or not, and how many offers wait for an answer. */
-function renderExchangeBar(view, ctx, legal) {
+// ---- Exchange: the docked composer, the open offers ---------------------------------------------
+
+/**
+ * The Exchange's controls, docked at the bottom of the screen while the park is in view: Ready (or
+ * Not ready), how many offers wait for an answer, and the new offer being composed, which can be
+ * folded to its one line. Clicks on the board and on tiles fill it; it is never out of reach.
+ */
+function renderDock(view, ctx, legal) {
   if (ctx.isSpectator || view.phase !== "exchange" || !(legal.ready || legal.unready)) return null;
   const waiting = [...legal.offers.values()].filter((acts) => acts.some((a) => a.type === "decline" || a.type === "accept")).length;
   const ready = legal.ready
-    ? actButton(ctx, legal.ready, "✔ Ready: end my Exchange", { class: "primary", testid: "wp-ready", key: "ready" })
-    : actButton(ctx, legal.unready, "↺ Not ready: negotiate again", { testid: "wp-unready", key: "ready" });
-  return h("section", { class: "wp-panel wp-exchange", "data-testid": "wp-exchange", "aria-label": "Exchange" },
-    h("p", { class: "wp-row" }, ready,
-      h("span", { class: waiting ? "wp-waiting" : "muted" }, waiting
-        ? `${waiting} offer${waiting > 1 ? "s" : ""} for you to answer, below the park.`
-        : legal.unready ? "You are ready; a new offer for you, or any trade, asks you again." : "Compose offers below the park.")));
+    ? actButton(ctx, legal.ready, "✔ Ready", { class: "primary", testid: "wp-ready", key: "ready",
+      title: "End my Exchange (a new offer for me asks me again)" })
+    : actButton(ctx, legal.unready, "↺ Not ready", { testid: "wp-unready", key: "unready", title: "Negotiate again" });
+  const d = draft();
+  const transfers = draftTransfers(view);
+  const problem = draftProblem(view, ctx.seat, transfers);
+  const items = d.locations.length + d.tiles.length + Object.keys(d.coins).length;
+  const action = { type: "offer", transfers };
+  const send = h("button", { key: "send", type: "button", class: "primary", "data-compose": "true", "data-testid": "wp-send-offer",
+    disabled: Boolean(problem), "data-action": problem ? undefined : JSON.stringify(action), title: problem || "Send this offer",
+    onclick: async () => {
+      if (draftProblem(view, ctx.seat, transfers)) return;
+      const ok = await ctx.send(action);
+      if (ok) { ui.draft = fresh(null).draft; ctx.rerender(); }
+    } }, "⇄ Send offer");
+  const summary = !d.partners.length ? "New offer: click locations and tiles of the players."
+    : `New offer with ${d.partners.map((s) => ctx.name(s)).join(", ")}: ${items} item${items === 1 ? "" : "s"}.`
+      + `${problem && dockFolded ? ` ${problem}` : ""}`;
+  return h("section", { class: `wp-panel wp-dock${dockFolded ? " folded" : ""}`, "data-testid": "wp-dock", "aria-label": "Exchange" },
+    h("div", { class: "wp-dock-head", "data-testid": "wp-exchange" },
+      ready,
+      h("span", { class: "wp-dock-words" },
+        waiting ? h("b", { class: "wp-waiting" }, `${waiting} offer${waiting > 1 ? "s" : ""} for you, below the park. `) : null,
+        legal.unready && !d.partners.length ? "You are ready." : h("span", { "data-testid": "wp-draft-summary" }, summary)),
+      send,
+      h("button", { key: "fold", type: "button", class: "wp-fold", "data-compose": "true", "data-testid": "wp-dock-fold",
+        "aria-expanded": String(!dockFolded), onclick: () => { dockFolded = !dockFolded; ctx.rerender(); } },
+      dockFolded ? "▴ Compose" : "▾ Fold")),
+    legal.canOffer && !dockFolded ? renderDraft(view, ctx, transfers, problem) : null);
 }
-
-// ---- Exchange: open offers and a new one -----------------------------------------------------------
 
 function renderOffers(view, ctx, legal) {
   const offers = Object.values(view.offers || {}).filter((o) => o && typeof o === "object").sort((a, b) => a.id - b.id);
@@ -588,18 +632,17 @@ function renderOffers(view, ctx, legal) {
     const accepted = new Set(Array.isArray(o.accepted) ? o.accepted : []);
     const mine = legal.offers.get(o.id) || [];
     const labels = { accept: "✔ Accept", decline: "✕ Decline", withdraw: "↶ Withdraw" };
-    return h("li", { class: `wp-offer${parties.includes(me) ? " for-me" : ""}`, "data-testid": "wp-offer", "data-id": o.id },
-      h("p", { class: "wp-offer-head" }, h("b", {}, `Offer #${o.id}`), " by ", swatch(view, o.author, named(view, ctx, o.author))),
-      h("ul", { class: "wp-transfers" }, ...(o.transfers || []).map((t) => transferWords(view, ctx, t))),
+    return h("li", { key: o.id, class: `wp-offer${parties.includes(me) ? " for-me" : ""}`, "data-testid": "wp-offer", "data-id": o.id },
+      h("p", { class: "wp-offer-head" }, h("b", {}, `Offer #${o.id}`), " by ", person(view, ctx, o.author)),
+      h("ul", { class: "wp-transfers" }, (o.transfers || []).map((t, i) => transferWords(view, ctx, t, i))),
       h("p", { class: "wp-offer-parties muted" }, "Parties: ", ...parties.map((s, i) => [i ? ", " : "",
-        `${badge(view, s)} ${accepted.has(s) ? "✔ accepted" : "◷ to answer"}`])),
-      mine.length ? h("p", { class: "wp-row" }, ...mine.map((a) => actButton(ctx, a, labels[a.type] || a.type,
-        { testid: `wp-${a.type}`, key: `${a.type}-${o.id}`, class: a.type === "accept" ? "primary" : "" }))) : null);
+        person(view, ctx, s), ` ${accepted.has(s) ? "✔ accepted" : "◷ to answer"}`])),
+      mine.length ? h("p", { class: "wp-row" }, mine.map((a) => actButton(ctx, a, labels[a.type] || a.type,
+        { testid: `wp-${a.type}`, key: a.type, class: a.type === "accept" ? "primary" : "" }))) : null);
   });
   return h("section", { class: "wp-panel wp-offers", "data-testid": "wp-offers", "aria-label": "Offers" },
     h("h3", {}, "Offers", h("span", { class: "muted" }, ` — ${view.trades || 0} trade${view.trades === 1 ? "" : "s"} so far`)),
-    items.length ? h("ol", { class: "wp-offer-list" }, ...items) : h("p", { class: "muted" }, "No open offers."),
-    legal.canOffer ? renderDraft(view, ctx) : null);
+    items.length ? h("ol", { class: "wp-offer-list" }, items) : h("p", { class: "muted" }, "No open offers."));
 }
 
 function coinsInput(view, ctx, from, to, max) {
@@ -610,42 +653,39 @@ function coinsInput(view, ctx, from, to, max) {
     const v = Math.max(0, Math.min(max, Math.trunc(Number(n) || 0)));
     if (v) d.coins[key] = v; else delete d.coins[key];
   };
-  const input = h("input", { type: "text", inputmode: "numeric", pattern: "[0-9]*", size: 3, value: String(value),
-    class: "wp-coins", "data-testid": from === ctx.seat ? "wp-coins-give" : "wp-coins-take", "data-seat": from === ctx.seat ? to : from,
-    "data-focus-key": `coins-${key}`, "aria-label": `Coins ${who(view, ctx, from)} gives ${who(view, ctx, to)}`,
-    oninput: () => { set(input.value.replace(/[^0-9]/g, "")); ctx.rerender(); } });
   const step = (delta, sym) => h("button", { type: "button", class: "wp-step", "data-compose": "true",
-    "data-focus-key": `coins-${key}-${sym}`, disabled: delta < 0 ? value <= 0 : value >= max,
+    disabled: delta < 0 ? value <= 0 : value >= max,
     "aria-label": `${delta < 0 ? "One coin less" : "One coin more"} from ${who(view, ctx, from)} to ${who(view, ctx, to)}`,
     onclick: () => { set(value + delta); ctx.rerender(); } }, sym);
-  return h("span", { class: "wp-coin-field" }, step(-1, "−"), input, step(1, "+"));
+  return h("span", { class: "wp-coin-field" }, step(-1, "−"),
+    h("input", { type: "text", inputmode: "numeric", pattern: "[0-9]*", size: 3, value: String(value),
+      class: "wp-coins", "data-testid": from === ctx.seat ? "wp-coins-give" : "wp-coins-take", "data-seat": from === ctx.seat ? to : from,
+      "aria-label": `Coins ${who(view, ctx, from)} gives ${who(view, ctx, to)}`,
+      oninput: (e) => { set(e.currentTarget.value.replace(/[^0-9]/g, "")); ctx.rerender(); } }),
+    step(1, "+"));
 }
 
 function receiverSelect(view, ctx, item, from) {
   const d = draft();
   const choices = [ctx.seat, ...d.partners].filter((s) => s !== from);
-  const select = h("select", { class: "wp-to", "data-focus-key": `to-${item.n ?? `${from}-${item.name}`}`,
-    "aria-label": "Who receives it",
-    onchange: () => { item.to = select.value === "" ? null : Number(select.value); ctx.rerender(); } },
-  item.to === null ? h("option", { value: "", selected: true }, "— choose —") : null,
-  ...choices.map((s) => h("option", { value: s, selected: s === item.to }, who(view, ctx, s))));
-  return select;
+  return h("select", { class: "wp-to", "aria-label": "Who receives it", value: item.to === null ? "" : String(item.to),
+    onchange: (e) => { item.to = e.currentTarget.value === "" ? null : Number(e.currentTarget.value); ctx.rerender(); } },
+  item.to === null ? h("option", { key: "none", value: "" }, "— choose —") : null,
+  choices.map((s) => h("option", { key: s, value: String(s) }, who(view, ctx, s))));
 }
 
-function renderDraft(view, ctx) {
+function renderDraft(view, ctx, transfers, problem) {
   const me = ctx.seat;
   const d = draft();
   const players = (view.players || []).filter((p) => p.seat !== me);
   const mine = playerAt(view, me) || {};
   const myCoins = typeof mine.coins === "number" ? mine.coins : 0;
-  const transfers = draftTransfers(view);
-  const problem = draftProblem(view, me, transfers);
   const open = Object.values(view.offers || {}).filter((o) => o && o.author === me).length;
 
   const partnerButtons = players.map((p) => {
     const on = d.partners.includes(p.seat);
-    return h("button", { type: "button", class: `wp-partner ${colourClass(p)}${on ? " on" : ""}`, "data-compose": "true",
-      "data-testid": "wp-partner", "data-seat": p.seat, "data-focus-key": `partner-${p.seat}`, "aria-pressed": String(on),
+    return h("button", { key: p.seat, type: "button", class: `wp-partner ${colourClass(p)}${on ? " on" : ""}`, "data-compose": "true",
+      "data-testid": "wp-partner", "data-seat": p.seat, "aria-pressed": String(on),
       onclick: () => {
         if (on) {
           d.partners = d.partners.filter((s) => s !== p.seat);
@@ -657,79 +697,111 @@ function renderDraft(view, ctx) {
         }
         pruneDraft(view, me);
         ctx.rerender();
-      } }, on ? "✔ " : "", h("span", { "aria-hidden": "true" }, p.glyph), ` ${p.colour} (${ctx.name(p.seat)})`);
+      } }, on ? "✔ " : "", h("span", { "aria-hidden": "true" }, p.glyph), ` ${ctx.name(p.seat)}`);
   });
 
   const itemRows = [
-    ...d.locations.map((it) => h("li", {},
+    ...d.locations.map((it) => h("li", { key: `loc-${it.n}` },
       `Location ${it.n} from ${who(view, ctx, it.from)} to `, receiverSelect(view, ctx, it, it.from), " ",
-      h("button", { type: "button", class: "wp-step", "data-compose": "true", "data-focus-key": `rm-loc-${it.n}`,
+      h("button", { type: "button", class: "wp-step", "data-compose": "true",
         "aria-label": `Take location ${it.n} out of the offer`,
         onclick: () => { d.locations = d.locations.filter((x) => x !== it); ctx.rerender(); } }, "✕"))),
-    ...d.tiles.map((it) => h("li", {},
+    ...d.tiles.map((it) => h("li", { key: `tile-${it.from}-${it.name}` },
       `${it.count}× ${it.name} [${code(it.name)}] from ${who(view, ctx, it.from)} to `, receiverSelect(view, ctx, it, it.from), " ",
-      h("button", { type: "button", class: "wp-step", "data-compose": "true", "data-focus-key": `rm-tile-${it.from}-${it.name}`,
+      h("button", { type: "button", class: "wp-step", "data-compose": "true",
         "aria-label": `One ${it.name} less`,
         onclick: () => { it.count -= 1; if (it.count <= 0) d.tiles = d.tiles.filter((x) => x !== it); ctx.rerender(); } }, "−1"))),
   ];
-  const coinRows = d.partners.map((s) => h("li", {},
-    h("span", {}, `You give ${who(view, ctx, s)} `), coinsInput(view, ctx, me, s, myCoins), " coins · ",
-    h("span", {}, `${who(view, ctx, s)} gives you `), coinsInput(view, ctx, s, me, 10000), " coins"));
+  const coinRows = d.partners.map((s) => h("li", { key: s },
+    h("span", {}, `You give ${ctx.name(s)} `), coinsInput(view, ctx, me, s, myCoins), " coins · ",
+    h("span", {}, `${ctx.name(s)} gives you `), coinsInput(view, ctx, s, me, 10000), " coins"));
 
-  const action = { type: "offer", transfers };
-  return h("section", { class: "wp-draft", "data-testid": "wp-draft", "aria-label": "A new offer" },
-    h("h4", {}, "New offer", h("span", { class: "muted" }, ` — ${open} of ${view.max_offers ?? "?"} open offers are yours`)),
-    h("p", { class: "muted" }, "Click owned locations on the board and the tiles in front of the players to add them; "
-      + "what is yours goes to your partner, what is theirs comes to you (change it in each line)."),
-    h("p", { class: "wp-row" }, h("span", {}, "Trade with: "), ...partnerButtons),
-    itemRows.length ? h("ul", { class: "wp-items" }, ...itemRows) : null,
-    coinRows.length ? h("ul", { class: "wp-items" }, ...coinRows) : null,
+  return h("div", { class: "wp-draft", "data-testid": "wp-draft", "aria-label": "A new offer" },
+    h("p", { class: "muted" }, `Click owned locations on the board and the tiles in front of the players to add them; `
+      + `what is yours goes to your partner, what is theirs comes to you (change it in each line). `
+      + `${open} of ${view.max_offers ?? "?"} open offers are yours.`),
+    h("p", { class: "wp-row" }, h("span", {}, "Trade with: "), partnerButtons),
+    itemRows.length ? h("ul", { class: "wp-items" }, itemRows) : null,
+    coinRows.length ? h("ul", { class: "wp-items" }, coinRows) : null,
     transfers.length ? h("div", { class: "wp-preview" }, h("b", {}, "Your offer: "),
-      h("ul", { class: "wp-transfers" }, ...transfers.map((t) => transferWords(view, ctx, t)))) : null,
+      h("ul", { class: "wp-transfers" }, transfers.map((t, i) => transferWords(view, ctx, t, i)))) : null,
     problem ? h("p", { class: "wp-problem", "data-testid": "wp-draft-problem" }, problem) : null,
     h("p", { class: "wp-row" },
-      h("button", { type: "button", class: "primary", "data-compose": "true", "data-testid": "wp-send-offer",
-        "data-focus-key": "send-offer", disabled: Boolean(problem), "data-action": problem ? undefined : JSON.stringify(action),
-        onclick: async () => {
-          if (draftProblem(view, me, transfers)) return;
-          const ok = await ctx.send(action);
-          if (ok) { ui.draft = fresh(null).draft; ctx.rerender(); }
-        } }, "⇄ Send offer"),
-      h("button", { type: "button", "data-compose": "true", "data-focus-key": "clear-offer", "data-testid": "wp-clear-offer",
+      h("button", { type: "button", "data-compose": "true", "data-testid": "wp-clear-offer",
         disabled: !d.partners.length && !itemRows.length,
-        onclick: () => { ui.draft = fresh(null).draft; ctx.rerender(); } }, "Clear")));
+        onclick: () => { ui.draft = fresh(null).draft; ctx.rerender(); } }, "Clear the offer")));
 }
 
-// ---- incomes and the end ---------------------------------------------------------------------------
+// ---- incomes, and the final table ------------------------------------------------------------------
 
-function renderIncome(view, ctx) {
+/** The incomes announced each round and the coins: during the game under the park, at the end as
+ * the end screen's final table (with the final coins and the tie-break). */
+function incomeTable(view, ctx) {
   const players = Array.isArray(view.players) ? view.players : [];
   const rounds = view.rounds || 4;
   const result = view.result;
   const winners = new Set(result && Array.isArray(result.winners) ? result.winners : []);
   const onBoard = result && Array.isArray(result.tiles_on_board) ? result.tiles_on_board : null;
   const scores = result && Array.isArray(result.scores) ? result.scores : null;
-  const head = [h("th", {}, "Player")];
-  for (let r = 1; r <= rounds; r++) head.push(h("th", { title: `Round ${r}` }, `R${r}`));
-  head.push(h("th", {}, result ? "Final coins" : "Coins"));
-  if (!result) head.push(h("th", { title: "what the attractions on the board would pay now" }, "Now"));
-  if (onBoard) head.push(h("th", { title: "the tie-break" }, "Tiles on board"));
-  const rows = players.map((p) => {
+  const head = [h("th", { key: "p" }, "Player")];
+  for (let r = 1; r <= rounds; r++) head.push(h("th", { key: `r${r}`, title: `Round ${r}` }, `R${r}`));
+  head.push(h("th", { key: "coins" }, result ? "Final coins" : "Coins"));
+  if (!result) head.push(h("th", { key: "now", title: "what the attractions on the board would pay now" }, "Now"));
+  if (onBoard) head.push(h("th", { key: "board", title: "the tie-break" }, "Tiles on board"));
+  const order = scores ? players.slice().sort((a, b) => scores[b.seat] - scores[a.seat]
+    || (onBoard ? onBoard[b.seat] - onBoard[a.seat] : 0) || a.seat - b.seat) : players;
+  const rows = order.map((p) => {
     const inc = Array.isArray(p.income) ? p.income : [];
-    const cells = [h("th", { scope: "row" }, winners.has(p.seat) ? "♛ " : "", swatch(view, p.seat, named(view, ctx, p.seat)))];
-    for (let r = 0; r < rounds; r++) cells.push(h("td", {}, r < inc.length ? `+${inc[r]}` : "—"));
+    const cells = [h("th", { key: "p", scope: "row" }, winners.has(p.seat) ? "♛ " : "", person(view, ctx, p.seat))];
+    for (let r = 0; r < rounds; r++) cells.push(h("td", { key: `r${r}` }, r < inc.length ? `+${inc[r]}` : "—"));
     const coins = scores ? scores[p.seat] : p.coins;
-    cells.push(h("td", { class: "wp-coins-cell" }, typeof coins === "number" ? String(coins) : "secret"));
-    if (!result) cells.push(h("td", {}, String(p.earning ?? 0)));
-    if (onBoard) cells.push(h("td", {}, String(onBoard[p.seat] ?? "")));
-    return h("tr", { class: winners.has(p.seat) ? "winner" : "", "data-seat": p.seat }, ...cells);
+    cells.push(h("td", { key: "coins", class: "wp-coins-cell" }, typeof coins === "number" ? String(coins) : "secret"));
+    if (!result) cells.push(h("td", { key: "now" }, String(p.earning ?? 0)));
+    if (onBoard) cells.push(h("td", { key: "board" }, String(onBoard[p.seat] ?? "")));
+    return h("tr", { key: p.seat, class: winners.has(p.seat) ? "winner" : undefined, "data-seat": p.seat }, cells);
   });
-  return h("section", { class: `wp-panel wp-income${result ? " final" : ""}`, "data-testid": result ? "wp-final" : "wp-income" },
-    h("h3", {}, result ? "The end: final coins" : "Income announced each round"),
-    h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ...head)), h("tbody", {}, ...rows))),
-    result ? h("p", {}, winners.size > 1 ? "Shared victory (tied on coins and on tiles on the board)." : "Most coins wins; a tie goes to the most tiles on the board.")
-      : h("p", { class: "muted" }, "Coins start at 5 and stay secret (you see your own); incomes are announced. "
-        + "“Now”: what the attractions on the board would pay if the round ended now."));
+  return h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, head)), h("tbody", {}, rows)));
+}
+
+function renderIncome(view, ctx) {
+  if (view.result) return null; // the end screen shows it, with the final coins
+  return h("section", { class: "wp-panel wp-income", "data-testid": "wp-income" },
+    h("h3", {}, "Income announced each round"),
+    incomeTable(view, ctx),
+    h("p", { class: "muted" }, "Coins start at 5 and stay secret (you see your own); incomes are announced. "
+      + "“Now”: what the attractions on the board would pay if the round ended now."));
+}
+
+function finalTable(view, ctx) {
+  const winners = view.result && Array.isArray(view.result.winners) ? view.result.winners : [];
+  // Under .wpark, so that the table's own styles (the colour badges, the coins) apply on the end screen.
+  return h("div", { class: "wpark wp-final", "data-testid": "wp-final" },
+    incomeTable(view, ctx),
+    h("p", { class: "muted" }, winners.length > 1 ? "Shared victory (tied on coins and on tiles on the board)."
+      : "Most coins wins; a tie goes to the most tiles on the board. Coins: 5 to start, the incomes, and what trades moved."));
+}
+
+// ---- the log in words ----------------------------------------------------------------------------
+
+const COLOUR_RE = /\b(Pink|Yellow|Blue|Green|Red)\b/g;
+
+/**
+ * One log entry in words: each colour that names a seat ("Pink gives Yellow…") becomes that
+ * player's name with their colour as its badge. The one place where this game's log is put into
+ * words (the Moves panel and the replay's captions).
+ */
+function logWords(line, view, ctx) {
+  const text = typeof line === "string" ? line : String((line && line.text) || "");
+  const seats = new Map((Array.isArray(view.players) ? view.players : []).map((p) => [p.colour, p.seat]));
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(COLOUR_RE)) {
+    if (!seats.has(m[1])) continue;
+    parts.push(text.slice(last, m.index), person(view, ctx, seats.get(m[1])));
+    last = m.index + m[1].length;
+  }
+  parts.push(text.slice(last));
+  return parts;
 }
 
 function info(view) {
@@ -771,7 +843,10 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
     return out;
   },
 
-  render(el, view, ctx) {
+  logWords,
+  finalTable,
+
+  render(view, ctx) {
     const key = `${ctx.room}:${ctx.seat}:${view.round}:${view.phase}`;
     if (ui.key !== key) ui = fresh(key);
     const legal = readLegal(view);
@@ -780,7 +855,7 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
     if (!ui.tile && legal.builds.size === 1) ui.tile = [...legal.builds.keys()][0];
     if (!ctx.isSpectator) pruneDraft(view, ctx.seat);
 
-    const root = h("div", { class: `wpark phase-${view.phase}${ctx.isSpectator ? " spectating" : ""}`, "data-testid": "wpark",
+    return h("div", { class: `wpark phase-${view.phase}${ctx.isSpectator ? " spectating" : ""}`, "data-testid": "wpark",
       onkeydown: (e) => {
         if (e.key === "Escape" && (ui.tile || ui.discard.length)) { ui.tile = null; ui.discard = []; ctx.rerender(); }
       } },
@@ -788,20 +863,11 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
     h("p", { class: "wp-hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
     renderHand(view, ctx, legal),
     renderConstruction(view, ctx, legal),
-    renderExchangeBar(view, ctx, legal),
-    renderBoard(view, ctx, legal),
+    // The park, then what is composed on it: docked to the bottom of the screen while the park shows.
+    h("div", { class: "wp-stage" }, renderBoard(view, ctx, legal), renderDock(view, ctx, legal)),
     renderLegend(view, ctx),
     renderOffers(view, ctx, legal),
     renderPlayers(view, ctx, legal),
     renderIncome(view, ctx));
-    el.appendChild(root);
-    // A coins field keeps its caret at the end when a delta redraws the table under the typing.
-    queueMicrotask(() => {
-      const a = document.activeElement;
-      if (a && a.classList && a.classList.contains("wp-coins") && el.contains(a)) {
-        const n = a.value.length;
-        try { a.setSelectionRange(n, n); } catch { /* not a text field */ }
-      }
-    });
   },
 };
