@@ -6,7 +6,7 @@
 // (and seconds rather than milliseconds) from OPTION_WORDS.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { h, render, api, toast, savedName, saveName, saveSeat, seatFor, words, withCode, copyText, roomLink } from "./ui.js";
+import { h, render, api, toast, savedName, saveName, saveSeat, seatFor, words, withCode, copyText, roomLink, myGames, forgetGame, reclaimSeat } from "./ui.js";
 
 const REFRESH_MS = 3000;
 const MAX_ROOMS = 30;
@@ -122,7 +122,80 @@ function Lobby() {
     h("section", {}, h("h2", {}, "Rooms"),
       h("p", { class: "muted" }, "Waiting and running rooms, and finished games with their replays. Private rooms are not listed."),
       h(RoomList, { rooms, error: roomsError, games: games || [], join })),
+    h(MyGames, { games: games || [] }),
+    h(History, { games: games || [] }),
     h("section", {}, h(GoForm, {})));
+}
+
+const MY_GAMES_SHOWN = 12;
+const HISTORY_PAGE = 10;
+
+function gameName(games, id) {
+  const g = games.find((x) => x.id === id);
+  return (g && g.name) || words(id);
+}
+
+function when(ms) {
+  return ms ? new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }) : "";
+}
+
+/** The games this browser sat at (remembered in it, no account needed), each as the hub has it now. */
+function MyGames({ games }) {
+  const [mine, setMine] = useState(() => myGames().slice(0, MY_GAMES_SHOWN));
+  const [info, setInfo] = useState({});
+  useEffect(() => {
+    let stopped = false;
+    Promise.all(mine.map((g) => api("GET", `/api/rooms/${encodeURIComponent(g.rid)}`)
+      .then((i) => [g.rid, i]).catch((e) => [g.rid, e.status === 404 ? "gone" : null])))
+      .then((pairs) => { if (!stopped) setInfo(Object.fromEntries(pairs)); });
+    return () => { stopped = true; };
+  }, [mine]);
+  if (!mine.length) return null;
+  const back = (g) => {
+    reclaimSeat(g.rid, g.seat, g.token);
+    location.hash = `#/room/${encodeURIComponent(g.rid)}`;
+  };
+  const drop = (g) => { forgetGame(g.rid); setMine(myGames().slice(0, MY_GAMES_SHOWN)); };
+  return h("section", { "data-testid": "my-games" }, h("h2", {}, "My games"),
+    h("p", { class: "muted" }, "The games you sat at in this browser."),
+    h("ul", { class: "my-games" }, mine.map((g) => {
+      const i = info[g.rid];
+      const status = i === "gone" ? "gone" : i && i.status;
+      return h("li", { key: g.rid, class: `card status-${status || "unknown"}`, "data-testid": "my-game", "data-room": g.rid },
+        h("strong", {}, i && i !== "gone" ? gameName(games, i.game) : "…"), " ",
+        h("span", { class: "room-id" }, `#${g.rid}`), " ",
+        h("span", { class: "status" }, status === "gone" ? "no longer kept" : STATUS_WORDS[status] || "…"), " ",
+        h("span", { class: "muted" }, `as ${g.name || "you"} at seat ${g.seat}, ${when(g.at)}`), " ",
+        status === "finished"
+          ? h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(g.rid)}`, "data-testid": `my-replay-${g.rid}` }, "▶ Replay")
+          : status === "waiting" || status === "playing"
+            ? h("button", { type: "button", class: "primary", "data-testid": `my-back-${g.rid}`, onclick: () => back(g) }, "Back to my seat")
+            : null,
+        " ", h("button", { type: "button", class: "quiet", title: "Forget this game in this browser", onclick: () => drop(g) }, "✕"));
+    })));
+}
+
+/** Finished public games, newest first, a page at a time (GET /api/history). */
+function History({ games }) {
+  const [pages, setPages] = useState([]);
+  const [next, setNext] = useState(undefined);
+  const [error, setError] = useState(null);
+  const more = async (before) => {
+    try {
+      const got = await api("GET", `/api/history?limit=${HISTORY_PAGE}${before ? `&before=${before}` : ""}`);
+      setPages((p) => [...p, ...(got.games || [])]);
+      setNext(got.next || null);
+    } catch (e) { setError(e.message); }
+  };
+  useEffect(() => { more(null); }, []);
+  return h("section", { "data-testid": "history" }, h("h2", {}, "Finished games"),
+    error ? h("p", { class: "error" }, `Could not load them: ${error}`) : null,
+    pages.length ? h("ul", { class: "history" }, pages.map((g) => h("li", { key: g.room, "data-testid": "finished-game", "data-room": g.room },
+      h("strong", {}, gameName(games, g.game)), " ",
+      h("span", { class: "muted" }, `${(g.names || []).filter(Boolean).join(", ")} · ${when(g.finished)}`), " ",
+      h("a", { class: "button", href: `#/replay/${encodeURIComponent(g.room)}`, "data-testid": `history-replay-${g.room}` }, "▶ Replay"))))
+      : h("p", { class: "muted" }, next === undefined ? "…" : "None yet."),
+    next ? h("button", { type: "button", "data-testid": "history-more", onclick: () => more(next) }, "Older games") : null);
 }
 
 function GameList({ games, error, onPick }) {

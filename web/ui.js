@@ -132,9 +132,31 @@ export async function api(method, path, body) {
 
 // The player's name is remembered across visits (localStorage); a seat's token only in this tab
 // (sessionStorage), so a reload resumes the seat while another tab of the same browser does not
-// silently take it over.
+// silently take it over. The games this browser sat at are remembered too ("My games" in the
+// lobby), with their tokens: taking a seat back from there is a deliberate click, and the tab that
+// held it is then closed by the hub (4009) rather than two tabs playing one seat unknowingly.
 const NAME_KEY = "hub.name";
 const SEAT_KEY = (rid) => `hub.seat.${rid}`;
+const GAMES_KEY = "hub.games";
+const GAMES_KEPT = 50;
+
+/** [{rid, seat, token, name, at}] of the games this browser sat at, newest first. */
+export function myGames() {
+  try {
+    const got = JSON.parse(localStorage.getItem(GAMES_KEY) || "[]");
+    return Array.isArray(got) ? got.filter((g) => g && typeof g.rid === "string" && Number.isInteger(g.seat)) : [];
+  } catch { return []; }
+}
+
+function rememberGame(rid, seat, token) {
+  const rest = myGames().filter((g) => g.rid !== rid);
+  const entry = { rid, seat, token, name: savedName(), at: Date.now() };
+  try { localStorage.setItem(GAMES_KEY, JSON.stringify([entry, ...rest].slice(0, GAMES_KEPT))); } catch { /* ignore */ }
+}
+
+export function forgetGame(rid) {
+  try { localStorage.setItem(GAMES_KEY, JSON.stringify(myGames().filter((g) => g.rid !== rid))); } catch { /* ignore */ }
+}
 
 export function savedName() {
   try { return localStorage.getItem(NAME_KEY) || ""; } catch { return ""; }
@@ -154,6 +176,12 @@ export function seatFor(rid) {
 }
 
 export function saveSeat(rid, seat, token) {
+  try { sessionStorage.setItem(SEAT_KEY(rid), JSON.stringify({ seat, token })); } catch { /* ignore */ }
+  rememberGame(rid, seat, token);
+}
+
+/** Take a remembered seat back in this tab (from "My games"). */
+export function reclaimSeat(rid, seat, token) {
   try { sessionStorage.setItem(SEAT_KEY(rid), JSON.stringify({ seat, token })); } catch { /* ignore */ }
 }
 

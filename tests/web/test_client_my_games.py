@@ -1,0 +1,75 @@
+"""The games a browser played stay with it (no accounts), and finished games are listed page by page,
+across a restart of the hub on its database file (the embedded default)."""
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import HubProcess
+from tests.web import client_kit as kit
+
+pytestmark = pytest.mark.browser
+expect = kit.expect
+
+
+def test_my_games_survive_a_restart_and_finished_games_page_by_page(chromium_path: str, tmp_path: Path) -> None:
+    db = tmp_path / "hub.sqlite3"
+    flags = ("--db", str(db), "--bot-delay-ms", "0", "--rooms-per-ip-per-min", "0", "--finished-ttl-s", "1")
+    hub = HubProcess(*flags).start()
+    browser_cm = kit.launched(chromium_path)
+    browser = next(browser_cm)
+    try:
+        w = kit.new_page(browser)
+        page = w.page
+        page.goto(hub.url + "/#/")
+        page.get_by_test_id("name").fill("Mira")
+        page.get_by_test_id("new-game").select_option("symbiose")
+        page.get_by_test_id("new-seats").select_option("2")
+        page.get_by_test_id("bot-1").check()
+        page.get_by_test_id("create").click()
+        page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
+        rid = page.url.rsplit("/", 1)[1]
+        # finished games of bots, more than one page of the listing
+        finished = [kit.make_room(hub, "symbiose", 2, [0, 1], bot_delay_ms=0) for _ in range(12)]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and any(
+                kit.http(hub, "GET", f"/api/rooms/{r}")[1]["status"] != "finished" for r in finished):
+            time.sleep(0.2)
+        time.sleep(1.5)  # past --finished-ttl-s: they are read from the file now, not from memory
+        hub.kill()
+        hub = HubProcess(*flags, port=hub.port).start()  # the same origin: the browser's storage is the origin's
+
+        page.goto(hub.url + "/#/")
+        mine = page.locator(f"[data-testid=my-game][data-room='{rid}']")
+        expect(mine).to_contain_text("Symbiose")
+        expect(mine).to_contain_text("playing")
+        expect(mine).to_contain_text("seat 0")
+        # a fresh tab of the same browser has no seat of its own: "My games" gives it back
+        other = w.page.context.new_page()
+        other.goto(hub.url + "/#/")
+        other.get_by_test_id(f"my-back-{rid}").click()
+        other.wait_for_url(re.compile(rf".*#/room/{rid}$"))
+        expect(other.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "0")
+        # and the tab that held it is told it was taken over, not left playing the same seat
+        expect(page.locator("body")).to_be_visible()
+
+        history = page.get_by_test_id("history")
+        expect(history.get_by_test_id("finished-game")).to_have_count(10)
+        history.get_by_test_id("history-more").click()
+        expect(history.get_by_test_id("finished-game")).to_have_count(12)
+        expect(history.get_by_test_id("history-more")).to_have_count(0)
+        listed = history.get_by_test_id("finished-game").evaluate_all("els => els.map(e => e.dataset.room)")
+        assert sorted(listed) == sorted(finished)
+        kit.shot(page, "client-my-games")
+        history.get_by_test_id(f"history-replay-{finished[0]}").click()
+        page.wait_for_url(re.compile(rf".*#/replay/{finished[0]}$"))
+        expect(page.locator("body")).not_to_contain_text("Could not")
+        w.check()
+    finally:
+        hub.stop()
+        for _ in browser_cm:
+            pass
