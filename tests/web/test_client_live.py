@@ -54,6 +54,8 @@ def test_a_spectator_window_follows_the_game(browser: Any, hub: HubProcess) -> N
     spec = watcher.page
     spec.goto(f"{hub.url}/#/room/{rid}/watch")
     expect(spec.get_by_test_id("spectator-badge")).to_be_visible()
+    # the badge shows before the welcome: wait for the spectator's first view before reading its seq
+    spec.wait_for_function("() => window.hubDebug.connection.seq !== null")
     rng = random.Random(2)
     assert kit.wait_for_turn(page)
     for _ in range(4):
