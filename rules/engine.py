@@ -44,6 +44,16 @@ class Option(TypedDict, total=False):
     min: int
     max: int
     doc: str
+    #: Per seat count ("2", "3", ...): a `default` and `choices` that replace the ones above for
+    #: that many seats, so a lobby can offer only what a table of that size may play.
+    by_seats: dict[str, dict[str, Any]]
+
+
+def option_for(spec: Option, seats: int) -> dict[str, Any]:
+    """An option's description for a table of `seats`: its `by_seats` entry laid over it."""
+    out: dict[str, Any] = {k: v for k, v in spec.items() if k != "by_seats"}
+    out.update(spec.get("by_seats", {}).get(str(seats), {}))
+    return out
 
 
 class Result(TypedDict, total=False):
@@ -107,7 +117,8 @@ class BaseGame:
         for key in options:
             if key not in self.options:
                 raise IllegalAction("bad_message", f"unknown option {key!r}")
-        for key, spec in self.options.items():
+        for key, given in self.options.items():
+            spec = option_for(given, seats)
             value = options.get(key, spec.get("default"))
             choices = spec.get("choices")
             if choices is not None and value not in choices:

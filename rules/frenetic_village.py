@@ -1,21 +1,23 @@
 """Frenetic Village: collect five army cards in a row or of one value before anyone else does.
 
 Each turn a player draws, then puts one card away: face up on their own discard pile, or, if it is
-an action card, onto another player's pile, where its effect strikes that player. The moment a card
-lands on a pile, every other player may grab it; the rulebook settles that by "the fastest to cover
-it", so the engine declares a timed contest (`contest`) and waits, with nobody active, until the
-hub applies the arbitrated winner as seat `HUB`. The engine itself never reads a clock.
+an action card, onto another player's pile, where its effect strikes that player. The moment the
+player whose turn it is puts a card on their own pile, every other player may grab it; the rulebook
+settles that by "the fastest to cover it", so the engine declares a timed contest (`contest`) and
+waits, with nobody active, until the hub applies the arbitrated winner as seat `HUB`. The engine
+itself never reads a clock.
 
 The flow of one turn, precisely (docs/frenetic_village.md says why):
 
 - `draw`: the player whose turn it is draws one card (six in hand).
-- `play`: they `discard` a card onto their own pile, `play` an action card onto another pile, or
-  `declare` a combination by putting the sixth card face down (no contest: the battle ends).
-- Every card that lands is queued; contests run one at a time, oldest first (`grab`). A contest
-  with no winner leaves the card lying for good. A winner takes it, becomes the player whose turn
-  it is, and must put away another card (`discard`, where they may also play an action card or
-  declare); that card is queued in turn. A grab ends the previous player's part of the turn, so any
-  card still queued from it can no longer be taken.
+- `play`: they `discard` a card onto their own pile, `play` an action card onto another pile, or,
+  if the five cards they held before the draw form a combination, `declare` by putting the drawn
+  card face down (no contest: the battle ends).
+- Only a card put on its owner's own pile is contested (`grab`); an action card played onto another
+  player's pile is not ("Nor may a player take the card from another player's discard pile when it
+  is not that player's turn"). A contest with no winner leaves the card lying for good. A winner
+  takes it, becomes the player whose turn it is, and must `discard` another card onto their own
+  pile (no action card, no declaring), which is contested in turn.
 - When no card is left to contest, every player holding fewer than five cards (victims of "Two/
   Three cards to the deck") must draw back up to five (`refill`); then the turn passes to the
   player after the one who put away the last card.
@@ -153,6 +155,23 @@ class FreneticVillage(PublicViews):
         if state.draw:  # always true: at most 41 of the 62 cards are ever in hands
             state.hands[seat].append(state.draw.pop())
 
+    def _at_least(self, state: State, n: int) -> None:
+        """Make sure the draw pile holds n cards: if not, every discard pile is shuffled in under it.
+
+        The rulebook refills the pile from the discard piles when it runs out; a Skulls or "cards to
+        the deck" victim must draw cards that are new, so the refill comes before their own cards go
+        in. At most 41 of the 62 cards are in hands, so the piles always have enough.
+        """
+        if len(state.draw) >= n:
+            return
+        cards = [c for pile in state.piles for c in pile]
+        state.rng.shuffle(cards)
+        state.draw[0:0] = cards
+        state.piles = [[] for _ in range(state.seats)]
+        state.queue = []
+        state.face_down = None
+        self._log(state, "The draw pile runs short: every discard pile is shuffled in under it.")
+
     def _short(self, state: State) -> list[int]:
         return [s for s in range(state.seats) if len(state.hands[s]) < fc.HAND]
 
@@ -171,7 +190,12 @@ class FreneticVillage(PublicViews):
         if state.phase in ("draw", "refill"):
             return [{"type": "draw"}]
         hand = state.hands[seat]
-        out: list[Action] = [{"type": "declare", "slot": i} for i in fc.winning_slots(hand)]
+        out: list[Action] = []
+        if state.phase == "play" and fc.combination(hand[:fc.HAND]):
+            # "If you have gathered any of these combinations in your hand, on your turn draw a card
+            # and place it face down": the five held before the turn's draw win, and the card put
+            # face down is the one just drawn (the last slot). No declaring after a grab or "One card".
+            out.append({"type": "declare", "slot": fc.HAND})
         free = [i for i in range(len(hand)) if i != state.exclude_slot]
         out += [{"type": "discard", "slot": i} for i in free]
         if not state.actions_allowed:
@@ -276,6 +300,9 @@ class FreneticVillage(PublicViews):
         self._log(state, f"{_seat(seat)} plays {fc.name(card)} on {_seat(target)}'s pile and "
                          f"{EFFECTS[k]}.")
         if k == "skulls":
+            # "They must then draw 5 new cards": with fewer than five above the bottom, where the
+            # victim's own cards go, the discard piles refill the pile first (as when it runs out).
+            self._at_least(state, fc.HAND)
             state.draw[0:0] = victim  # face down at the bottom of the draw pile
             state.hands[target] = []
             for _ in range(fc.HAND):
@@ -288,14 +315,19 @@ class FreneticVillage(PublicViews):
         elif k == "palla_paca_hand":
             state.hands[seat], state.hands[target] = victim, hand
         elif k in SENT_BACK:
-            for _ in range(min(SENT_BACK[k], len(victim))):
+            # "... must quickly draw two other cards": the cards sent back go in at random places
+            # below the n the victim will draw at once (the refill), so none comes straight back.
+            n = min(SENT_BACK[k], len(victim))
+            self._at_least(state, n)
+            for _ in range(n):
                 back = victim.pop(state.rng.randrange(len(victim)))
-                state.draw.insert(state.rng.randint(0, len(state.draw)), back)  # shuffled in, unseen
+                state.draw.insert(state.rng.randint(0, len(state.draw) - n), back)  # unseen
         else:  # one_card: the attacker keeps one card at random; the victim draws back to five
             hand.append(victim.pop(state.rng.randrange(len(victim))))
             self._draw_one(state, target)
+        # "Nor may a player take the card from another player's discard pile when it is not that
+        # player's turn": an action card lands on someone else's pile, so nobody may grab it.
         state.piles[target].append(card)
-        state.queue.append((target, seat))
         event: Event = {"type": "play", "seat": seat, "target": target, "card": fc.face(card)}
         if k == "one_card":  # "... and you discard one card" before anyone may grab
             state.phase = "discard"
@@ -354,7 +386,7 @@ class FreneticVillage(PublicViews):
         state.turn = winner
         state.phase = "discard"
         state.exclude_slot = len(state.hands[winner]) - 1
-        state.actions_allowed = True
+        state.actions_allowed = False  # "must discard another card": a discard, not an action play
         self._log(state, f"{_seat(winner)} grabs {fc.name(top)} from {_seat(c.pile)}'s pile.")
         return [{"type": "grab", "contest": key, "winner": winner, "card": fc.face(top)}]
 

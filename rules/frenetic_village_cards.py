@@ -1,30 +1,46 @@
 """Frenetic Village's deck and its three winning combinations, shared by the engine and its bot.
 
-The rulebook names the card types but gives no counts, races or values; every number below is
-chosen here and explained in docs/frenetic_village.md. A card is an int 0..61 inside the engine;
-views only ever show its face (see `face`), so two copies of the same action card look alike and
-no card can be followed through a hand, the draw pile or a shuffle.
+The rulebook names the card types but gives no counts, races or values; the deck below (`DECK`,
+marked `chosen_here`) is this project's, explained in docs/frenetic_village.md. A card is an int
+0..61 inside the engine; views only ever show its face (see `face`), so two copies of the same card
+look alike and no card can be followed through a hand, the draw pile or a shuffle.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-# chosen here: five races, so that the "invincible ladder" (five races in a row) exists at all.
-RACES: tuple[str, ...] = ("humans", "elves", "dwarves", "orcs", "goblins")
-# chosen here: army values 1..10, one card of each race and value (50 army cards).
-VALUES: tuple[int, ...] = tuple(range(1, 11))
-# chosen here: ten action cards, the harsher ones rarer; with 50 army cards and the rulebook's two
-# wildcards this makes the rulebook's 62.
-ACTION_COUNTS: dict[str, int] = {
-    "skulls": 2,
-    "palla_paca_card": 2,
-    "palla_paca_hand": 2,
-    "two_cards": 2,
-    "three_cards": 1,
-    "one_card": 1,
-}
-WILDCARDS = 2  # the rulebook: "A player may hold both wildcards in hand."
+
+@dataclass(frozen=True)
+class Deck:
+    """What the 62 cards are. The rulebook gives the total, the kinds and the two wildcards only."""
+
+    chosen_here: bool  # True: not the rulebook's list (it has none); docs/frenetic_village.md says why
+    copies: Mapping[str, int]  # race -> copies of each of its army cards
+    values: tuple[int, ...]
+    actions: Mapping[str, int]
+    wildcards: int
+
+
+# chosen here: five races, the least that lets the "invincible ladder" (five races in a row) exist,
+# of unequal sizes: four Humans of each value 1..5, three Elves, one each for the three other
+# races (50 army cards). With one card per race and value 1..10 the ladder ended nine battles in
+# ten between bots; with this deck each combination ends more than a sixth of them at every table
+# size (`python -m bench.frenetic_odds`, docs/frenetic_village.md).
+# Ten action cards, the harsher ones rarer, and the rulebook's two wildcards make the 62.
+DECK = Deck(
+    chosen_here=True,
+    copies={"humans": 4, "elves": 3, "dwarves": 1, "orcs": 1, "goblins": 1},
+    values=(1, 2, 3, 4, 5),
+    actions={"skulls": 2, "palla_paca_card": 2, "palla_paca_hand": 2, "two_cards": 2, "three_cards": 1,
+             "one_card": 1},
+    wildcards=2,  # the rulebook: "A player may hold both wildcards in hand."
+)
+RACES: tuple[str, ...] = tuple(DECK.copies)
+VALUES: tuple[int, ...] = DECK.values
+ACTION_COUNTS: dict[str, int] = dict(DECK.actions)
+WILDCARDS = DECK.wildcards
 ACTIONS: tuple[str, ...] = tuple(ACTION_COUNTS)
 
 NAMES: dict[str, str] = {
@@ -43,23 +59,24 @@ COMBINATION_NAMES: dict[str, str] = {
 }
 
 # chosen here: what a card counts in the "lowest_total" and "battle_points" variants.
-WILD_POINTS = 10  # as much as the highest army card: a wildcard left in hand costs the most
-ACTION_POINTS = 5
+WILD_POINTS = VALUES[-1]  # as much as the highest army card: a wildcard left in hand costs the most
+ACTION_POINTS = 3  # the middle army value
 
 
-def _build() -> tuple[tuple[str, int, int], ...]:
+def build(deck: Deck) -> tuple[tuple[str, int, int], ...]:
+    """The cards of a deck, each as (kind, race index or -1, value or 0)."""
     cards: list[tuple[str, int, int]] = []
-    for race in range(len(RACES)):
-        for value in VALUES:
-            cards.append(("army", race, value))
-    for kind, count in ACTION_COUNTS.items():
+    for race, copies in enumerate(deck.copies.values()):
+        for value in deck.values:
+            cards.extend(("army", race, value) for _ in range(copies))
+    for kind, count in deck.actions.items():
         cards.extend((kind, -1, 0) for _ in range(count))
-    cards.extend(("wild", -1, 0) for _ in range(WILDCARDS))
+    cards.extend(("wild", -1, 0) for _ in range(deck.wildcards))
     return tuple(cards)
 
 
 #: card id -> (kind, race index or -1, value or 0)
-CARDS: tuple[tuple[str, int, int], ...] = _build()
+CARDS: tuple[tuple[str, int, int], ...] = build(DECK)
 DECK_SIZE = len(CARDS)
 assert DECK_SIZE == 62, "the rulebook's deck has 62 cards"
 
@@ -179,8 +196,8 @@ def progress(army: Sequence[Army], wilds: int) -> tuple[int, int]:
         counts.append(sum(1 for _, w in army if w == v))
     for start in STARTS:
         window = [(r, v) for r, v in army if start <= v < start + RUN]
-        for race in range(len(RACES)):
-            counts.append(sum(1 for r, _ in window if r == race))
+        for race in range(len(RACES)):  # distinct values: a second copy of a card adds nothing
+            counts.append(len({v for r, v in window if r == race}))
         counts.append(_matching(window))
     best = min(HAND, max(counts) + min(wilds, WILDCARDS))
     return best, sum(c * c for c in counts)

@@ -185,17 +185,25 @@ class Symbiose(PublicViews):
         "mode": {
             "default": "standard",
             "choices": list(MODES),
-            "doc": "standard; duel (2 players, a river of 8 that scores too); team (4, partners across)",
+            "doc": "duel (2 players, the rulebook's: a River of 8 that scores too); standard (3 or 4; with 2 "
+                   "a variant of this hub's, not the rulebook's); team (4, partners across)",
+            # The rulebook's only rules for two players are its Duel Mode, so a two-seat table plays
+            # duel unless asked for the variant; each seat count offers only the modes it may play.
+            "by_seats": {
+                "2": {"default": "duel", "choices": ["duel", "standard"]},
+                "3": {"default": "standard", "choices": ["standard"]},
+                "4": {"default": "standard", "choices": ["standard", "team"]},
+            },
         }
     }
 
     def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]:
-        out = super().check_options(seats, options)
-        if out["mode"] == "duel" and seats != 2:
+        mode = options.get("mode")
+        if mode == "duel" and seats != 2:
             raise IllegalAction("bad_message", "duel mode is for 2 players")
-        if out["mode"] == "team" and seats != 4:
+        if mode == "team" and seats != 4:
             raise IllegalAction("bad_message", "team mode is for 4 players")
-        return out
+        return super().check_options(seats, options)
 
     # -- setup and turn order ------------------------------------------------------------------
 

@@ -22,7 +22,9 @@ class FrenzyFalls(PublicViews):
 
     def setup(self, seats: int, seed: int, options: Mapping[str, Any]) -> State:
         self.check_options(seats, options)
-        return flow.setup(seats, seed)
+        state = flow.setup(seats, seed)
+        state.trim_log()
+        return state
 
     def active(self, state: State) -> list[int]:
         return actions.active(state)
@@ -35,8 +37,11 @@ class FrenzyFalls(PublicViews):
         before = state.log_total
         change()
         fresh = state.log_total - before
-        # Log lines are public by construction, so they double as the action's events.
-        return [{"kind": "log", "text": t} for t in state.log[max(0, len(state.log) - fresh):]]
+        # Log lines are public by construction, so they double as the action's events. The trim
+        # comes after they are read, so a long cascade returns every line it wrote.
+        events: list[Event] = [{"kind": "log", "text": t} for t in state.log[len(state.log) - fresh:]]
+        state.trim_log()
+        return events
 
     def public_view(self, state: State) -> View:
         return view.public_view(state, self.id)

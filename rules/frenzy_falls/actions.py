@@ -38,6 +38,8 @@ def legal(state: State, seat: int) -> list[Action]:
                 for i in range(len(hand)) for p in range(len(state.pools))]
     if phase == "discard":
         size = len(state.players[seat].hand)
+        # chosen here: "discarding any leftover cards" is read as any subset of the hand, none
+        # and all included (docs/frenzy_falls.md, Readings).
         return [{"type": "discard", "cards": list(c)}
                 for k in range(size + 1) for c in combinations(range(size), k)]
     pending = state.pending

@@ -164,6 +164,8 @@ def below(state: State, pool: int) -> int | None:
 
     None when no other Pool has a Score card (only possible once the game's end is triggered).
     """
+    # chosen here: the rulebook skips Pools without a Score card only "when cascading cards from
+    # spillovers"; a BUMP after the end is triggered skips them too (docs/frenzy_falls.md, Readings).
     n = len(state.pools)
     for step in range(1, n):
         target = (pool + step) % n
@@ -186,6 +188,8 @@ def resolve(state: State, pool: int, pos: int) -> None:
     if action == PROXY:
         hand = state.players[seat].hand
         if not hand:
+            # chosen here: the rulebook does not say what a PROXY does with an empty hand; it stays,
+            # face up, with its own water and influence (docs/frenzy_falls.md, Readings).
             state.note(f"{state.name(seat)} has no card in hand: the PROXY stays.")
         elif len(hand) == 1:
             do_proxy(state, pool, pos, 0)

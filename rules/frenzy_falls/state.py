@@ -7,8 +7,10 @@ from typing import Any
 
 from rules.frenzy_falls.components import Card, ScoreCard
 
-#: The log keeps up to LOG_KEEP entries, then drops the oldest LOG_TRIM at once: most moves then only
-#: append to the view's log (one small `add`), where a window sliding by one would also `remove` each time.
+#: Once an action is done the log keeps up to LOG_KEEP entries, dropping the oldest LOG_TRIM at once
+#: (as often as needed): most moves then only append to the view's log (one small `add`), where a
+#: window sliding by one would also `remove` each time. It keeps LOG_KEEP - LOG_TRIM + 1 (31) to
+#: LOG_KEEP (50) entries.
 LOG_KEEP = 50
 LOG_TRIM = 20
 
@@ -97,9 +99,13 @@ class State:
     result: dict[str, Any] | None = None
 
     def note(self, text: str) -> None:
+        """Write a log line. The trim waits for `trim_log`, once the action is over, so that every
+        line an action wrote is still there to be returned as its events."""
         self.log.append(text)
         self.log_total += 1
-        if len(self.log) > LOG_KEEP:
+
+    def trim_log(self) -> None:
+        while len(self.log) > LOG_KEEP:
             del self.log[:LOG_TRIM]
 
     def name(self, seat: int) -> str:

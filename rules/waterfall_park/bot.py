@@ -4,7 +4,8 @@ Everything that decides a trade is public except coins, so the bot can value an 
 party exactly as that party's own bot would: it proposes swaps of empty locations that help both
 sides (a location of its own next to the other player's, for one of theirs next to its own), adds
 coins when the swap helps it more than the other, accepts offers worth at least a coin to it, and
-then says ready. Its offers per round are capped (counted in the view's `offers_made`), and the
+then says ready. Out of bases, it moves a base to a new location only where that raises its
+position's worth. Its offers per round are capped (counted in the view's `offers_made`), and the
 k-th offer of a round is its k-th best idea, so a declined proposal is not made again.
 
 The worth of a position is its `potential`: the exact income its tiles would earn this round after
@@ -109,6 +110,8 @@ def decide(view: dict[str, Any], rng: random.Random) -> Action | None:
     phase = view.get("phase")
     park = Park(view)
     if phase == "preparation":
+        if legal[0]["type"] in ("move_base", "return_card"):
+            return _relocate(park, legal)
         return _discard(park, legal, rng)
     if phase == "construction":
         return _build(park, legal)
@@ -140,6 +143,27 @@ def _discard(park: Park, legal: list[Action], rng: random.Random) -> Action:
     best = max(pairs, key=lambda p: worth([c for c in hand if c not in p]))
     action = {"type": "discard", "cards": list(best)}
     return action if action in legal else legal[0]
+
+
+def _relocate(park: Park, legal: list[Action]) -> Action:
+    """Out of bases: move the base whose move raises the position's worth most (then: joins the new
+    location to more of its own than the old one touched), or keep every base where it stands, the
+    card going back to the deck, when no move gains."""
+    owned = park.owned(park.me)
+    unbuilt = park.unbuilt[park.me]
+    keep = park.potential(owned, unbuilt)
+
+    def gain(action: Action) -> tuple[float, int]:
+        old, new = action["from"], action["to"]
+        after = (owned - {old}) | {new}
+        touching = sum(1 for m in park.nbrs[new] if m in after) - sum(1 for m in park.nbrs[old] if m in owned)
+        return park.potential(after, unbuilt) - keep, touching
+
+    moves = [a for a in legal if a["type"] == "move_base"]
+    best = max(moves, key=gain, default=None)
+    if best is None or gain(best) <= (0.0, 0):
+        return legal[-1]
+    return best
 
 
 def _build(park: Park, legal: list[Action]) -> Action:

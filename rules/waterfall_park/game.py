@@ -130,32 +130,45 @@ class WaterfallPark(PublicViews):
         state.say(f"Round {state.round}: {cards} Location cards each; keep all but {discard}.")
 
     def _resolve_preparation(self, state: State) -> None:
-        """Reveal the kept cards together, place bases, return discards, deal Attraction tiles."""
+        """Reveal the kept cards together, place bases, return discards; then the choices of those
+        out of bases, if any, and the Attraction tiles."""
+        state.pending = [[] for _ in range(state.seats)]
+        state.placed = [[] for _ in range(state.seats)]
         for seat in range(state.seats):
             chosen = state.discards[seat] or ()
             kept = [c for c in state.hands[seat] if c not in chosen]
             state.deck.extend(chosen)
             state.hands[seat] = []
             state.discards[seat] = None
-            placed: list[int] = []
             for card in kept:
                 if state.bases_left(seat) == 0:
-                    # Out of bases: the base of the lowest-numbered own empty location moves
-                    # (never one placed this round, which would only undo the choice just made).
-                    empty = [
-                        n for n in state.owned(seat) if state.tile[n - 1] is None and n not in placed
-                    ]
-                    if not empty:
-                        state.deck.append(card)
-                        state.say(f"{_name(seat)} has no base for {card}; its card returns to the deck.")
-                        continue
-                    state.owner[empty[0] - 1] = None
-                    state.say(f"{_name(seat)} moves a base from {empty[0]} to {card}.")
+                    state.pending[seat].append(card)
+                    continue
                 state.owner[card - 1] = seat
                 state.box.append(card)
-                placed.append(card)
-            if placed:
-                state.say(f"{_name(seat)} takes {', '.join(str(n) for n in placed)}.")
+                state.placed[seat].append(card)
+            if state.placed[seat]:
+                state.say(f"{_name(seat)} takes {trade.locations_text(state.placed[seat])}.")
+        self._settle_pending(state)
+
+    def _settle_pending(self, state: State) -> None:
+        """Out of bases, "you can remove one of yours from an empty location ... and place it
+        directly on a new location": each such card waits for its owner's choice (`move_base` or
+        `return_card`), one at a time; a card with no empty location to take a base from goes back
+        to the deck at once. When no card waits, the Attraction tiles are dealt."""
+        for seat in range(state.seats):
+            waiting = state.pending[seat]
+            while waiting and not state.movable(seat):
+                card = waiting.pop(0)
+                state.deck.append(card)
+                state.say(f"{_name(seat)} has no base for location {card}; its card returns to the deck.")
+            state.ready[seat] = not waiting
+        if all(state.ready):
+            self._deal_tiles(state)
+
+    def _deal_tiles(self, state: State) -> None:
+        state.pending = []
+        state.placed = []
         tiles = SCHEDULE[state.seats][state.round - 1][2]
         for seat in range(state.seats):
             dealt = [state.tile_deck.pop() for _ in range(min(tiles, len(state.tile_deck)))]
@@ -225,6 +238,12 @@ class WaterfallPark(PublicViews):
         if state.phase == PREPARATION:
             if state.ready[seat]:
                 return []
+            if state.pending:
+                card = state.pending[seat][0]
+                moves: list[Action] = [
+                    {"type": "move_base", "from": n, "to": card} for n in state.movable(seat)
+                ]
+                return [*moves, {"type": "return_card", "card": card}]
             return [{"type": "discard", "cards": [a, b]} for a, b in combinations(state.hands[seat], 2)]
         if state.phase == CONSTRUCTION:
             if state.ready[seat]:
@@ -252,9 +271,12 @@ class WaterfallPark(PublicViews):
         return out
 
     def timeout_action(self, state: State, seat: int) -> Action:
-        """Out of time: keep the first cards, leave the negotiation, stop building."""
+        """Out of time: keep the first cards (out of bases, leave every base where it stands and let
+        the card go back to the deck), leave the negotiation, stop building."""
         if state.phase == PREPARATION:
             choices = self.legal(state, seat)
+            if state.pending and choices:
+                return choices[-1]
             return choices[0] if choices else {"type": "discard", "cards": []}
         if state.phase == EXCHANGE:
             return {"type": "ready"}
@@ -298,6 +320,8 @@ class WaterfallPark(PublicViews):
             raise _bad("'cards' is a list of two different location numbers")
         if state.ready[seat]:
             raise IllegalAction("not_your_turn", "you have already chosen")
+        if state.pending:
+            raise IllegalAction("illegal", "the cards are revealed: move a base to your card or return it")
         if any(c not in state.hands[seat] for c in cards):
             raise IllegalAction("illegal", "you can only discard cards from your hand")
         a, b = sorted(cards)
@@ -307,6 +331,46 @@ class WaterfallPark(PublicViews):
         if all(state.ready):
             self._resolve_preparation(state)
         return [{"kind": "discarded", "seat": seat}]
+
+    def _waiting_card(self, state: State, seat: int, card: Any) -> int:
+        """The card `seat` must decide on now, which `card` must name; else the reason it cannot."""
+        if type(card) is not int or not 1 <= card <= len(NUMBERS):
+            raise _bad(f"a card is a location number from 1 to {len(NUMBERS)}")
+        if not state.pending:
+            raise IllegalAction("illegal", "no revealed card waits for a base")
+        if state.ready[seat] or not state.pending[seat]:
+            raise IllegalAction("not_your_turn", "none of your cards waits for a base")
+        if state.pending[seat][0] != card:
+            raise IllegalAction("illegal", f"decide on location {state.pending[seat][0]} first")
+        return card
+
+    def _move_base(self, state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
+        _keys(action, "from", "to")
+        source = action["from"]
+        if type(source) is not int or not 1 <= source <= len(NUMBERS):
+            raise _bad(f"'from' is a location number from 1 to {len(NUMBERS)}")
+        card = self._waiting_card(state, seat, action["to"])
+        if source not in state.movable(seat):
+            raise IllegalAction(
+                "illegal", f"location {source} is not an empty location of yours placed before this reveal"
+            )
+        state.pending[seat].pop(0)
+        state.owner[source - 1] = None
+        state.owner[card - 1] = seat
+        state.box.append(card)
+        state.placed[seat].append(card)
+        state.say(f"{_name(seat)} moves a base from location {source} to location {card}.")
+        self._settle_pending(state)
+        return [{"kind": "base_moved", "seat": seat, "from": source, "to": card}]
+
+    def _return_card(self, state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
+        _keys(action, "card")
+        card = self._waiting_card(state, seat, action["card"])
+        state.pending[seat].pop(0)
+        state.deck.append(card)
+        state.say(f"{_name(seat)} keeps its bases; location {card} returns to the deck.")
+        self._settle_pending(state)
+        return [{"kind": "card_returned", "seat": seat, "card": card}]
 
     def _offer(self, state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
         offer = trade.make_offer(state, seat, action)
@@ -401,7 +465,7 @@ class WaterfallPark(PublicViews):
         state.tile[number - 1] = kind
         state.unbuilt[seat][kind] -= 1
         state.refresh_earning()
-        state.say(f"{_name(seat)} builds {_article(kind)} {kind} on {number}.")
+        state.say(f"{_name(seat)} builds {_article(kind)} {kind} on location {number}.")
         if not self._can_build(state, seat):
             state.ready[seat] = True
             if all(state.ready):
@@ -456,11 +520,17 @@ class WaterfallPark(PublicViews):
             "coins": state.coins[s] if coins_shown else None,
             "income": list(state.income[s]),
             "earning": state.earning[s],
+            "attractions": [
+                {"tile": name, "locations": list(numbers), "size": len(numbers),
+                 "complete": len(numbers) == SIZES[name], "income": pay}
+                for name, numbers, pay in state.attractions[s]
+            ] if state.attractions else [],
             "locations": len(state.owned(s)),
             "bases": state.bases_left(s),
             "built": on_board[s],
             "tiles": dict(state.unbuilt[s]),
             "cards": len(state.hands[s]),
+            "waiting": list(state.pending[s]) if state.pending else [],
             "ready": state.ready[s],
             "offers_made": state.offers_made[s],
         }
@@ -516,6 +586,8 @@ class WaterfallPark(PublicViews):
 _Handler = Callable[[WaterfallPark, State, int, dict[Any, Any]], list[Event]]
 _HANDLERS: dict[str, tuple[str, _Handler]] = {
     "discard": (PREPARATION, WaterfallPark._discard),
+    "move_base": (PREPARATION, WaterfallPark._move_base),
+    "return_card": (PREPARATION, WaterfallPark._return_card),
     "offer": (EXCHANGE, WaterfallPark._offer),
     "accept": (EXCHANGE, WaterfallPark._accept),
     "decline": (EXCHANGE, WaterfallPark._decline),

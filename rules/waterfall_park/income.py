@@ -61,11 +61,26 @@ def _normalise(group: frozenset[Cell]) -> frozenset[Cell]:
 
 def best_income(cells: Iterable[Cell], size: int) -> int:
     """The exact best income of one player's tiles of one type, placed on `cells`."""
-    return sum(_group_income(_normalise(g), size) for g in groups(cells))
+    return sum(_group_best(_normalise(g), size)[0] for g in groups(cells))
+
+
+def best_split(cells: Iterable[Cell], size: int) -> list[frozenset[Cell]]:
+    """The attractions of a split that earns `best_income`: connected parts of at most `size` tiles.
+
+    The split is what the table shows ("which groups are complete"); among equally paying splits
+    the search keeps the first it meets, so the same tiles always show the same split."""
+    out: list[frozenset[Cell]] = []
+    for g in groups(cells):
+        mx = min(x for x, _ in g)
+        my = min(y for _, y in g)
+        for part in _group_best(_normalise(g), size)[1]:
+            out.append(frozenset((x + mx, y + my) for x, y in part))
+    return out
 
 
 @lru_cache(maxsize=1 << 16)
-def _group_income(group: frozenset[Cell], size: int) -> int:
+def _group_best(group: frozenset[Cell], size: int) -> tuple[int, tuple[tuple[Cell, ...], ...]]:
+    """The best income of one connected group and the parts of a split that earns it."""
     cells = sorted(group)
     index = {c: i for i, c in enumerate(cells)}
     nbr = [0] * len(cells)
@@ -76,6 +91,8 @@ def _group_income(group: frozenset[Cell], size: int) -> int:
                 nbr[i] |= 1 << j
     values = [0] + [part_income(k, size) for k in range(1, size + 1)]
     memo: dict[int, int] = {0: 0}
+    cut: dict[int, int] = {}  # a mask that falls apart -> the component solved on its own
+    take: dict[int, int] = {}  # a connected mask -> the best part holding its lowest tile
 
     def spread(seed: int, mask: int) -> int:
         """The connected component of `mask` holding the bits of `seed`."""
@@ -114,7 +131,7 @@ def _group_income(group: frozenset[Cell], size: int) -> int:
                 if t not in seen:
                     seen.add(t)
                     stack.append(t)
-        return list(seen)
+        return sorted(seen)
 
     def best(mask: int) -> int:
         got = memo.get(mask)
@@ -124,12 +141,31 @@ def _group_income(group: frozenset[Cell], size: int) -> int:
         comp = spread(low, mask)
         if comp != mask:
             value = best(comp) + best(mask & ~comp)
+            cut[mask] = comp
         else:
-            value = max(values[p.bit_count()] + best(mask & ~p) for p in parts(low, mask))
+            value = -1
+            for p in parts(low, mask):
+                v = values[p.bit_count()] + best(mask & ~p)
+                if v > value:
+                    value, take[mask] = v, p
         memo[mask] = value
         return value
 
-    return best((1 << len(cells)) - 1)
+    full = (1 << len(cells)) - 1
+    total = best(full)
+    split: list[tuple[Cell, ...]] = []
+    todo = [full]
+    while todo:
+        mask = todo.pop()
+        if not mask:
+            continue
+        if mask in cut:
+            todo += [cut[mask], mask & ~cut[mask]]
+            continue
+        part = take[mask]
+        split.append(tuple(c for i, c in enumerate(cells) if part >> i & 1))
+        todo.append(mask & ~part)
+    return total, tuple(sorted(split))
 
 
 def player_income(built: Mapping[Cell, str]) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from rules.waterfall_park.data import ATTRACTIONS, BASES, CELL, NUMBERS
-from rules.waterfall_park.income import Cell, player_income
+from rules.waterfall_park.data import ATTRACTIONS, BASES, BY_CELL, CELL, NUMBERS, SIZES
+from rules.waterfall_park.income import Cell, best_split, part_income
 
 PREPARATION = "preparation"
 EXCHANGE = "exchange"
@@ -55,6 +55,10 @@ class State:
     tile_deck: list[str] = field(default_factory=list)  # Attraction tiles, face down
     hands: list[list[int]] = field(default_factory=list)  # Location cards in hand, sorted
     discards: list[tuple[int, int] | None] = field(default_factory=list)  # chosen, not yet revealed
+    # After the reveal, kept cards still waiting for their owner, out of bases, to move a base to
+    # them or let them go back to the deck; and the cards placed in this reveal (whose bases stay).
+    pending: list[list[int]] = field(default_factory=list)
+    placed: list[list[int]] = field(default_factory=list)
     box: list[int] = field(default_factory=list)  # Location cards used and put back in the box
     owner: list[int | None] = field(default_factory=list)  # by location number - 1
     tile: list[str | None] = field(default_factory=list)  # by location number - 1
@@ -67,6 +71,8 @@ class State:
     offers_made: list[int] = field(default_factory=list)  # this round, per seat
     trades: int = 0
     earning: list[int] = field(default_factory=list)  # what the board would pay each player now
+    # How that pay is split, per player: (attraction, its locations sorted, income), sorted.
+    attractions: list[list[tuple[str, tuple[int, ...], int]]] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     winners: list[int] | None = None
 
@@ -77,6 +83,11 @@ class State:
 
     def owned(self, seat: int) -> list[int]:
         return [n for n in NUMBERS if self.owner[n - 1] == seat]
+
+    def movable(self, seat: int) -> list[int]:
+        """The seat's empty locations whose base it may move, out of bases: not placed this reveal."""
+        placed = self.placed[seat] if self.placed else []
+        return [n for n in self.owned(seat) if self.tile[n - 1] is None and n not in placed]
 
     def bases_left(self, seat: int) -> int:
         return BASES - sum(1 for o in self.owner if o == seat)
@@ -90,6 +101,19 @@ class State:
         return out
 
     def refresh_earning(self) -> None:
-        """Recompute what each player's attractions pay; called whenever the board changes."""
-        self.earning = [player_income(self.built(s)) for s in range(self.seats)]
+        """Recompute each player's attractions, the best split of its tiles, and what they pay;
+        called whenever the board changes."""
+        self.attractions = [self.split(s) for s in range(self.seats)]
+        self.earning = [sum(pay for _, _, pay in parts) for parts in self.attractions]
+
+    def split(self, seat: int) -> list[tuple[str, tuple[int, ...], int]]:
+        by_type: dict[str, list[Cell]] = {}
+        for cell, name in self.built(seat).items():
+            by_type.setdefault(name, []).append(cell)
+        out = [
+            (name, tuple(sorted(BY_CELL[c] for c in part)), part_income(len(part), SIZES[name]))
+            for name, cells in by_type.items()
+            for part in best_split(cells, SIZES[name])
+        ]
+        return sorted(out, key=lambda a: a[1])
 

@@ -2,9 +2,11 @@
 
 An offer is a list of transfers, each naming what one party gives another. Its parties are every
 seat named in it; it executes the moment all of them have accepted (its author accepts by making
-it), and only if each party still holds everything it gives at that moment. What a party gives is
-checked against what it holds before the trade: a seat cannot pass on, within one offer, what it
-receives in the same offer.
+it), and only if the whole deal can settle at once: "You must respect agreements that can be
+completed immediately." Every transfer happens together, so a party covers what it gives with what
+it holds plus what it receives in the same deal: a coin or a tile received may be passed on in it
+(Pink 3 coins to Yellow, Yellow 3 coins to Blue, Blue a location to Pink settles even when Yellow
+starts with none). A location is named once per offer, so it is given by the seat that owns it now.
 
 Ownership of locations and unbuilt tiles is public, so an offer naming items that their giver does
 not hold is refused at once, and an open offer whose public items have moved away is voided as soon
@@ -14,7 +16,7 @@ last party accepts, with a reason that names nobody's purse.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rules.engine import IllegalAction
@@ -94,7 +96,10 @@ def parse_transfers(seats: int, raw: Any) -> tuple[Transfer, ...]:
 
 
 def shortfall(state: State, transfers: tuple[Transfer, ...], party: int, *, coins: bool) -> str | None:
-    """Why `party` cannot carry out its side of the transfers now, or None; coins only if asked."""
+    """Why `party` cannot carry out its side when the whole deal settles at once, or None.
+
+    What it gives is covered by what it holds now plus what it receives in the same deal; its
+    coins are checked only if asked (they are secret)."""
     given_locations = [n for t in transfers if t.giver == party for n in t.locations]
     received_locations = sum(len(t.locations) for t in transfers if t.receiver == party)
     name = COLOURS[party][0]
@@ -103,17 +108,23 @@ def shortfall(state: State, transfers: tuple[Transfer, ...], party: int, *, coin
             return f"{name} does not own location {n}"
     tiles: dict[str, int] = {}
     for t in transfers:
-        if t.giver == party:
-            for kind, count in t.tiles:
-                tiles[kind] = tiles.get(kind, 0) + count
-    for kind, count in tiles.items():
-        if state.unbuilt[party][kind] < count:
-            return f"{name} does not hold {count} {kind}"
+        sign = -1 if t.giver == party else 1 if t.receiver == party else 0
+        for kind, count in t.tiles:
+            tiles[kind] = tiles.get(kind, 0) + sign * count
+    for kind in ATTRACTIONS:
+        net = tiles.get(kind, 0)
+        if state.unbuilt[party][kind] + net < 0:
+            given = sum(c for t in transfers if t.giver == party for k, c in t.tiles if k == kind)
+            return f"{name} does not hold {given} {kind}"
     held = BASES - state.bases_left(party)
     if held - len(given_locations) + received_locations > BASES:
         return f"{name} has not enough bases for those locations"
-    if coins and sum(t.coins for t in transfers if t.giver == party) > state.coins[party]:
-        return f"{name} cannot pay that many coins"
+    if coins:
+        net_coins = sum(t.coins for t in transfers if t.receiver == party) - sum(
+            t.coins for t in transfers if t.giver == party
+        )
+        if state.coins[party] + net_coins < 0:
+            return f"{name} cannot pay that many coins"
     return None
 
 
@@ -154,11 +165,16 @@ def execute(state: State, offer: Offer) -> None:
         state.coins[t.receiver] += t.coins
 
 
+def locations_text(numbers: Sequence[int]) -> str:
+    """'location 20' or 'locations 3, 20': in the log a bare number would read as coins."""
+    return f"location{'s' if len(numbers) > 1 else ''} {', '.join(str(n) for n in numbers)}"
+
+
 def describe(transfers: tuple[Transfer, ...]) -> str:
-    """A short public line: 'Pink gives Yellow 12, 2 Pool, 3 coins; Yellow gives Pink 40'."""
+    """A short public line: 'Pink gives Yellow location 12, 2 Pool, 3 coins; Yellow gives Pink location 40'."""
     parts = []
     for t in transfers:
-        items = [", ".join(str(n) for n in t.locations)] if t.locations else []
+        items = [locations_text(t.locations)] if t.locations else []
         items += [f"{c} {kind}" for kind, c in t.tiles]
         if t.coins:
             items.append(f"{t.coins} coin" + ("s" if t.coins > 1 else ""))

@@ -10,8 +10,9 @@ from rules.engine import HUB
 from rules.frenetic_village import GAME, State
 
 
-def army(race: str, value: int) -> int:
-    return fc.CARDS.index(("army", fc.RACES.index(race), value))
+def army(race: str, value: int, copy: int = 0) -> int:
+    ids = [i for i, c in enumerate(fc.CARDS) if c == ("army", fc.RACES.index(race), value)]
+    return ids[copy]
 
 
 def action(kind: str, copy: int = 0) -> int:

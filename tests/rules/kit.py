@@ -19,8 +19,10 @@ class Playout:
     finished: bool = False
 
 
-def step_once(game: Game, state: Any, rng: random.Random) -> tuple[int | None, dict[str, Any]] | None:
-    """One random legal step: a contest result when a contest is open, else an action of an active seat."""
+def step_once(game: Game, state: Any, rng: random.Random,
+              prefer: frozenset[str] = frozenset()) -> tuple[int | None, dict[str, Any]] | None:
+    """One random legal step: a contest result when a contest is open, else an action of an active
+    seat (one of the `prefer` types when the chosen seat has one)."""
     contest = game.contest(state)
     if contest is not None:
         winner = rng.choice([*contest.eligible, None])
@@ -31,13 +33,16 @@ def step_once(game: Game, state: Any, rng: random.Random) -> tuple[int | None, d
     if not movers:
         return None
     seat = rng.choice(movers)
-    action = rng.choice(game.legal(state, seat))
+    legal = game.legal(state, seat)
+    preferred = [a for a in legal if a.get("type") in prefer] if prefer else []
+    action = rng.choice(preferred or legal)
     game.apply(state, seat, copy.deepcopy(action))
     return seat, action
 
 
 def random_playout(game: Game, seats: int, seed: int, options: dict[str, Any] | None = None,
-                   max_steps: int = 20000, rng_seed: int | None = None) -> Playout:
+                   max_steps: int = 20000, rng_seed: int | None = None,
+                   prefer: frozenset[str] = frozenset()) -> Playout:
     opts = game.check_options(seats, options or {})
     state = game.setup(seats, seed, opts)
     rng = random.Random(seed if rng_seed is None else rng_seed)
@@ -46,7 +51,7 @@ def random_playout(game: Game, seats: int, seed: int, options: dict[str, Any] | 
         if game.result(state) is not None:
             out.finished = True
             break
-        step = step_once(game, state, rng)
+        step = step_once(game, state, rng, prefer)
         if step is None:
             break
         out.actions.append(step)

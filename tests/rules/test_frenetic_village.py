@@ -40,42 +40,46 @@ def test_deck_has_the_rulebooks_62_cards_and_the_chosen_counts() -> None:
     assert len(fc.CARDS) == 62
     assert kinds.count("army") == 50 and kinds.count("wild") == 2
     assert {k: kinds.count(k) for k in fc.ACTIONS} == fc.ACTION_COUNTS
-    assert len({(r, v) for k, r, v in fc.CARDS if k == "army"}) == 50
+    army_cards = [(fc.RACES[r], v) for k, r, v in fc.CARDS if k == "army"]
+    for race, copies in fc.DECK.copies.items():
+        for value in fc.VALUES:
+            assert army_cards.count((race, value)) == copies
+    assert fc.DECK.chosen_here  # the rulebook lists no cards: this deck is the project's choice
     assert registry.get("frenetic_village") is GAME
 
 
 @pytest.mark.parametrize("cards, expected", [
-    ((army(H, 3), army(H, 4), army(H, 5), army(H, 6), army(H, 7)), "race_straight"),
-    ((army(ORC, 10), army(ORC, 8), army(ORC, 9), army(ORC, 6), army(ORC, 7)), "race_straight"),
+    ((army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)), "race_straight"),
+    ((army(ORC, 5), army(ORC, 3), army(ORC, 4), army(ORC, 1), army(ORC, 2)), "race_straight"),
     ((army(E, 1), army(E, 2), WILD, army(E, 4), army(E, 5)), "race_straight"),
     ((army(E, 1), WILD2, WILD, army(E, 4), army(E, 5)), "race_straight"),
-    ((army(E, 9), army(E, 10), WILD, WILD2, army(E, 8)), "race_straight"),
-    ((army(H, 7), army(E, 7), army(D, 7), army(ORC, 7), army(G, 7)), "five_of_a_value"),
+    ((army(E, 4), army(E, 5), WILD, WILD2, army(E, 3)), "race_straight"),
+    ((army(H, 3), army(E, 3), army(D, 3), army(ORC, 3), army(G, 3)), "five_of_a_value"),
+    ((army(H, 2), army(H, 2, 1), army(H, 2, 2), army(H, 2, 3), army(E, 2, 2)), "five_of_a_value"),
     ((army(H, 2), WILD, army(D, 2), army(ORC, 2), WILD2), "five_of_a_value"),
     ((army(H, 1), army(E, 2), army(D, 3), army(ORC, 4), army(G, 5)), "invincible_ladder"),
-    ((army(G, 6), army(ORC, 7), army(H, 8), army(D, 9), army(E, 10)), "invincible_ladder"),
-    ((army(G, 6), WILD, army(H, 8), army(D, 9), WILD2), "invincible_ladder"),
+    ((army(G, 1), army(ORC, 2), army(H, 3), army(D, 4), army(E, 5)), "invincible_ladder"),
+    ((army(G, 1), WILD, army(H, 3), army(D, 4), WILD2), "invincible_ladder"),
 ])
 def test_each_winning_combination_with_and_without_wildcards(cards: tuple[int, ...], expected: str) -> None:
     assert combo(*cards) == expected
 
 
 @pytest.mark.parametrize("cards", [
-    (army(H, 3), army(H, 4), army(H, 5), army(H, 6), army(H, 8)),  # a gap
-    (army(H, 9), army(H, 10), army(H, 1), army(H, 2), army(H, 3)),  # runs do not wrap around
-    (army(H, 3), army(H, 4), army(E, 5), army(H, 6), army(H, 7)),  # one race too many, one too few
+    (army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 4, 1)),  # a repeated value
+    (army(H, 1), army(H, 2), army(E, 3), army(H, 4), army(H, 5)),  # one race too many, one too few
     (army(H, 1), army(E, 2), army(D, 3), army(ORC, 4), army(ORC, 5)),  # a ladder needs five races
-    (army(H, 7), army(E, 7), army(D, 7), army(ORC, 7), army(G, 6)),
-    (army(H, 3), army(H, 4), action("skulls"), army(H, 6), army(H, 7)),  # action cards never fit
-    (army(H, 3), army(H, 4), WILD, WILD2, army(H, 9)),  # wildcards cannot bridge a too-wide span
-    (army(H, 3), army(H, 4), army(H, 5), army(H, 6)),  # four cards
+    (army(H, 3), army(E, 3), army(D, 3), army(ORC, 3), army(G, 2)),
+    (army(H, 1), army(H, 2), action("skulls"), army(H, 4), army(H, 5)),  # action cards never fit
+    (army(H, 1), army(H, 1, 1), WILD, WILD2, army(H, 3)),  # wildcards do not mend a repeated value
+    (army(H, 1), army(H, 2), army(H, 3), army(H, 4)),  # four cards
 ])
 def test_non_combinations(cards: tuple[int, ...]) -> None:
     assert combo(*cards) is None
 
 
 def test_winning_slots_name_the_card_to_put_face_down() -> None:
-    hand = [army(H, 3), army(E, 9), army(H, 4), army(H, 5), WILD, army(H, 7)]
+    hand = [army(H, 1), army(E, 4), army(H, 2), army(H, 3), WILD, army(H, 5)]
     assert fc.winning_slots(hand) == [1]
     assert fc.winning_slots(hand[:5]) == []
 
@@ -116,7 +120,7 @@ def test_a_grab_gives_the_card_the_winner_discards_another_and_play_continues_af
     assert s.piles[t] == [] and s.turn == grabber and s.phase == "discard"
     legal = GAME.legal(s, grabber)
     assert {"type": "discard", "slot": 5} not in legal  # "must discard another card"
-    assert {"type": "discard", "slot": 0} in legal
+    assert legal == [{"type": "discard", "slot": i} for i in range(5)]
     assert GAME.view(s, grabber)["grabbed_slot"] == 5
     assert GAME.active(s) == [grabber] and GAME.legal(s, t) == []
     act(s, grabber, {"type": "discard", "slot": 0})
@@ -198,28 +202,71 @@ def start_with(hand: list[int], seats: int = 3, seed: int = 0, top: list[int] | 
 
 
 def test_skulls_sends_the_whole_hand_under_the_draw_pile_and_they_draw_five_new() -> None:
-    victim = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(E, 9)]
+    victim = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(E, 5)]
     fresh = [army(ORC, 1), army(ORC, 2), army(ORC, 3), army(ORC, 4), army(ORC, 5)]
-    s = start_with([action("skulls"), army(G, 1), army(G, 2), army(G, 3), army(G, 4), army(G, 6)],
+    s = start_with([action("skulls"), army(G, 1), army(G, 2), army(G, 3), army(G, 4), army(G, 5)],
                    top=fresh, others={1: victim})
     act(s, 0, {"type": "play", "slot": 0, "target": 1})
     assert sorted(s.hands[1]) == sorted(fresh)
     assert s.draw[:5] == victim  # at the bottom
     assert s.piles[1] == [action("skulls")]
-    c = GAME.contest(s)
-    assert c is not None and c.eligible == (1, 2) and c.info["placer"] == 0  # the pile's owner may grab
     assert_conserved(s)
+
+
+def short_draw_pile(s: State, keep: int) -> None:
+    """Leave `keep` cards in the draw pile; the rest go under seat 2's pile top."""
+    s.piles[2] = s.draw[:len(s.draw) - keep] + s.piles[2]
+    s.draw = s.draw[len(s.draw) - keep:]
+    assert_conserved(s)
+
+
+@pytest.mark.parametrize("left", [0, 1, 4, 5])
+def test_skulls_victim_draws_five_new_cards_even_from_a_short_draw_pile(left: int) -> None:
+    """Skulls: "That player must place all their cards face down at the bottom of the central draw
+    pile. They must then draw 5 new cards." With fewer than five above them, the discard piles
+    refill the pile first, as "If the draw pile runs out" does, so none of the five is their own."""
+    victim = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(E, 5)]
+    s = start_with([action("skulls"), army(G, 1), army(G, 2), army(G, 3), army(G, 4), army(G, 5)],
+                   others={1: victim})
+    short_draw_pile(s, left)
+    above = list(s.draw)
+    act(s, 0, {"type": "play", "slot": 0, "target": 1})
+    assert len(s.hands[1]) == 5 and not set(s.hands[1]) & set(victim)
+    assert s.draw[:5] == victim  # still at the bottom
+    if left >= 5:
+        assert sorted(s.hands[1]) == sorted(above) and s.piles[2]
+    else:
+        assert set(above) <= set(s.hands[1]) and s.piles == [[], [action("skulls")], []]
+    assert_conserved(s)
+
+
+@pytest.mark.parametrize("kind, n", [("two_cards", 2), ("three_cards", 3)])
+def test_cards_sent_to_the_deck_never_come_back_in_the_victims_draw(kind: str, n: int) -> None:
+    """"... you remove two cards at random from their hand and place them face down in the central
+    deck ... That player must quickly draw two other cards": never one of the two just removed."""
+    for seed in range(100):
+        theirs = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)]
+        mine = [army(G, 1), army(G, 2), action(kind), army(G, 3), army(G, 4), army(D, 5)]
+        s = start_with(mine, seats=4, seed=seed, others={1: theirs})
+        short_draw_pile(s, seed % 6)
+        act(s, 0, {"type": "play", "slot": 2, "target": 1})
+        gone = [c for c in theirs if c not in s.hands[1]]
+        assert len(gone) == n
+        act(s, 1, {"type": "draw"})
+        assert len(s.hands[1]) == 5 and not set(gone) & set(s.hands[1]), seed
+        assert set(gone) <= set(s.draw)
+        assert_conserved(s)
 
 
 def test_palla_paca_card_gives_the_chosen_card_and_takes_one_of_theirs_at_random() -> None:
     theirs = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)]
-    mine = [army(G, 1), action("palla_paca_card"), army(G, 2), army(G, 3), army(G, 4), army(D, 9)]
+    mine = [army(G, 1), action("palla_paca_card"), army(G, 2), army(G, 3), army(G, 4), army(D, 5)]
     s = start_with(mine, others={1: theirs})
     legal = GAME.legal(s, 0)
     assert {"type": "play", "slot": 1, "target": 1, "give": 5} in legal
     assert {"type": "play", "slot": 1, "target": 1} not in legal
     act(s, 0, {"type": "play", "slot": 1, "target": 1, "give": 5})
-    assert army(D, 9) in s.hands[1] and army(D, 9) not in s.hands[0]
+    assert army(D, 5) in s.hands[1] and army(D, 5) not in s.hands[0]
     assert len(s.hands[0]) == 5 and len(s.hands[1]) == 5
     taken = s.hands[0][-1]
     assert taken in theirs and s.hands[0][:4] == [army(G, 1), army(G, 2), army(G, 3), army(G, 4)]
@@ -229,11 +276,11 @@ def test_palla_paca_card_gives_the_chosen_card_and_takes_one_of_theirs_at_random
 
 def test_palla_paca_hand_exchanges_whole_hands() -> None:
     theirs = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)]
-    mine = [army(G, 1), army(G, 2), action("palla_paca_hand"), army(G, 3), army(G, 4), army(D, 9)]
+    mine = [army(G, 1), army(G, 2), action("palla_paca_hand"), army(G, 3), army(G, 4), army(D, 5)]
     s = start_with(mine, others={2: theirs})
     act(s, 0, {"type": "play", "slot": 2, "target": 2})
     assert s.hands[0] == theirs
-    assert s.hands[2] == [army(G, 1), army(G, 2), army(G, 3), army(G, 4), army(D, 9)]
+    assert s.hands[2] == [army(G, 1), army(G, 2), army(G, 3), army(G, 4), army(D, 5)]
     assert_conserved(s)
 
 
@@ -241,7 +288,7 @@ def test_palla_paca_hand_exchanges_whole_hands() -> None:
 def test_cards_to_the_deck_go_back_unseen_and_the_victim_draws_before_the_next_turn(
         kind: str, n: int) -> None:
     theirs = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)]
-    mine = [army(G, 1), army(G, 2), action(kind), army(G, 3), army(G, 4), army(D, 9)]
+    mine = [army(G, 1), army(G, 2), action(kind), army(G, 3), army(G, 4), army(D, 5)]
     s = start_with(mine, others={1: theirs})
     act(s, 0, {"type": "play", "slot": 2, "target": 1})
     assert len(s.hands[1]) == 5 - n
@@ -250,8 +297,7 @@ def test_cards_to_the_deck_go_back_unseen_and_the_victim_draws_before_the_next_t
     for v in (None, 0, 2):  # nobody but the victim learns which cards went back
         text = json.dumps({k: x for k, x in GAME.view(s, v).items() if k != "hand"})
         assert not any(json.dumps(fc.face(c)) in text for c in gone)
-    settle(s, None)
-    assert s.phase == "refill" and GAME.active(s) == [1]
+    assert GAME.contest(s) is None and s.phase == "refill" and GAME.active(s) == [1]
     assert GAME.legal(s, 1) == [{"type": "draw"}] and GAME.legal(s, 2) == []
     assert GAME.timeout_action(s, 1) == {"type": "draw"}
     assert_refusal_changes_nothing(GAME, s, 2, {"type": "draw"})
@@ -262,70 +308,78 @@ def test_cards_to_the_deck_go_back_unseen_and_the_victim_draws_before_the_next_t
 
 def test_one_card_takes_one_the_victim_redraws_and_the_attacker_discards_before_the_grabs() -> None:
     theirs = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)]
-    mine = [army(G, 1), action("one_card"), army(G, 2), army(G, 3), army(G, 4), army(D, 9)]
-    s = start_with(mine, others={2: theirs}, top=[army(ORC, 8)])
+    mine = [army(G, 1), action("one_card"), army(G, 2), army(G, 3), army(G, 4), army(D, 5)]
+    s = start_with(mine, others={2: theirs}, top=[army(ORC, 5)])
     act(s, 0, {"type": "play", "slot": 1, "target": 2})
     assert len(s.hands[0]) == 6 and s.hands[0][-1] in theirs
-    assert len(s.hands[2]) == 5 and s.hands[2][-1] == army(ORC, 8)
+    assert len(s.hands[2]) == 5 and s.hands[2][-1] == army(ORC, 5)
     assert s.phase == "discard" and GAME.contest(s) is None
     legal = GAME.legal(s, 0)
     assert legal and all(a["type"] in ("discard", "declare") for a in legal)
-    assert GAME.view(s, None)["grabbable"] == [2]
+    assert GAME.view(s, None)["grabbable"] == []
     act(s, 0, {"type": "discard", "slot": 4})
     c = GAME.contest(s)
-    assert c is not None and c.info["pile"] == 2 and c.info["card"]["kind"] == "one_card"
+    assert c is not None and c.info["pile"] == 0  # only the attacker's discard, on their own pile
     settle(s, None)
-    c = GAME.contest(s)
-    assert c is not None and c.info["pile"] == 0  # then the attacker's discard
-    settle(s, None)
-    assert s.phase == "draw" and s.turn == 1
+    assert s.phase == "draw" and s.turn == 1 and s.piles[2] == [action("one_card")]
 
 
-def test_a_grab_of_the_one_card_leaves_the_attackers_discard_lying() -> None:
+def test_a_grab_of_the_discard_after_one_card_passes_the_turn_to_the_grabber() -> None:
     theirs = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)]
-    mine = [army(G, 1), action("one_card"), army(G, 2), army(G, 3), army(G, 4), army(D, 9)]
+    mine = [army(G, 1), action("one_card"), army(G, 2), army(G, 3), army(G, 4), army(D, 5)]
     s = start_with(mine, others={2: theirs})
     act(s, 0, {"type": "play", "slot": 1, "target": 2})
     act(s, 0, {"type": "discard", "slot": 0})
     settle(s, 1)
-    assert s.turn == 1 and s.phase == "discard" and s.queue == []
+    assert s.turn == 1 and s.phase == "discard" and s.queue == [] and s.piles[0] == []
     act(s, 1, {"type": "discard", "slot": 0})
     c = GAME.contest(s)
     assert c is not None and c.info["pile"] == 1
     settle(s, None)
-    assert GAME.contest(s) is None and s.piles[0] == [army(G, 1)] and s.turn == 2
+    assert GAME.contest(s) is None and s.piles[2] == [action("one_card")] and s.turn == 2
 
 
 def test_action_cards_discarded_on_ones_own_pile_do_nothing() -> None:
-    s = start_with([army(G, 1), army(G, 2), action("skulls"), army(G, 3), army(G, 4), army(D, 9)])
+    s = start_with([army(G, 1), army(G, 2), action("skulls"), army(G, 3), army(G, 4), army(D, 5)])
     before = [list(h) for h in s.hands[1:]]
     act(s, 0, {"type": "discard", "slot": 2})
     assert [list(h) for h in s.hands[1:]] == before
 
 
 def test_grabbing_an_action_card_does_not_fire_it_but_it_can_be_played_later() -> None:
-    s = start_with([action("skulls"), army(G, 1), army(G, 2), army(G, 3), army(G, 4), army(D, 9)])
-    act(s, 0, {"type": "play", "slot": 0, "target": 1})
+    s = start_with([action("skulls"), army(G, 1), army(G, 2), army(G, 3), army(G, 4), army(D, 5)])
+    act(s, 0, {"type": "discard", "slot": 0})  # onto seat 0's own pile: up for grabs
     settle(s, 2)
     assert s.hands[2][-1] == action("skulls")
     assert all(a.get("slot") != 5 for a in GAME.legal(s, 2))  # not at once ("another card")
     act(s, 2, {"type": "discard", "slot": 0})
     settle_all(s)
+    assert s.turn == 0 and s.phase == "draw"
+    act(s, 0, {"type": "draw"})
+    act(s, 0, GAME.timeout_action(s, 0))
+    settle_all(s)
+    assert s.turn == 1
+    act(s, 1, {"type": "draw"})
+    act(s, 1, GAME.timeout_action(s, 1))
+    settle_all(s)
+    act(s, 2, {"type": "draw"})
+    slot = s.hands[2].index(action("skulls"))
+    assert {"type": "play", "slot": slot, "target": 0} in GAME.legal(s, 2)
     assert_conserved(s)
 
 
 # --- declaring and the variants -----------------------------------------------------------------
 
-RUN = [army(H, 3), army(H, 4), army(H, 5), army(H, 6)]
+RUN = [army(H, 1), army(H, 2), army(H, 3), army(H, 4)]
 
 
 def win_now(s: State, seat: int) -> None:
-    """Arrange the seat's hand to four of a run and the draw pile's top to finish it, then declare."""
+    """Arrange the seat's hand to a run of five, then draw and put the drawn card face down."""
     assert s.phase == "draw" and s.turn == seat
-    arrange(s, {seat: [*RUN, army(E, 9)]}, top=[army(H, 7)])
+    arrange(s, {seat: [*RUN, army(H, 5)]}, top=[army(E, 5)])
     act(s, seat, {"type": "draw"})
     legal = GAME.legal(s, seat)
-    assert legal[0] == {"type": "declare", "slot": 4}
+    assert legal[0] == {"type": "declare", "slot": 5}
     act(s, seat, legal[0])
 
 
@@ -341,23 +395,100 @@ def test_declaring_puts_a_card_face_down_shows_the_winning_hand_and_needs_no_con
         assert view["players"][t]["face_down"] and view["players"][t]["top"] is None
         assert view["last_battle"]["combination"] == "race_straight"
         assert [f["name"] for f in view["last_battle"]["hand"]] == [
-            "Humans 3", "Humans 4", "Humans 5", "Humans 6", "Humans 7"]
+            "Humans 1", "Humans 2", "Humans 3", "Humans 4", "Humans 5"]
     assert "wins battle 1" in s.log[-2]
     assert assert_refusal_changes_nothing(GAME, s, t, {"type": "draw"}) == "game_over"
     assert assert_refusal_changes_nothing(GAME, s, HUB, {"type": "contest_result"}) == "game_over"
 
 
-def test_a_grabber_may_declare_with_the_card_they_grabbed() -> None:
+def test_a_combination_is_declared_on_ones_turn_with_the_drawn_card_face_down() -> None:
+    """"If you have gathered any of these combinations in your hand, on your turn draw a card and
+    place it face down on your discard pile": the five held before the draw win, the drawn card goes
+    face down; a drawn card that completes five only allows it on the next turn."""
     s = new(3, seed=4)
     s.turn = 0
-    arrange(s, {0: [army(E, 1), army(E, 2), army(E, 3), army(E, 4), army(E, 6)],
-                1: [*RUN, army(D, 1)]}, top=[army(H, 7)])
+    arrange(s, {0: [*RUN, army(D, 1)]}, top=[army(H, 5), army(G, 2)])
+    assert GAME.legal(s, 0) == [{"type": "draw"}]
+    act(s, 0, {"type": "draw"})
+    legal = GAME.legal(s, 0)
+    assert not [a for a in legal if a["type"] == "declare"]  # Humans 7 drawn completes it: not yet
+    act(s, 0, {"type": "discard", "slot": 4})  # Dwarves 1 away: five of a run in hand
+    settle(s, None)
+    for t in (1, 2):
+        act(s, t, {"type": "draw"})
+        act(s, t, GAME.timeout_action(s, t))
+        settle_all(s)
+    assert s.turn == 0 and s.hands[0] == [*RUN, army(H, 5)]
+    drawn = s.draw[-1]
+    act(s, 0, {"type": "draw"})
+    assert GAME.legal(s, 0)[0] == {"type": "declare", "slot": 5}
+    assert {"type": "declare", "slot": 0} not in GAME.legal(s, 0)
+    act(s, 0, {"type": "declare", "slot": 5})
+    assert GAME.result(s) is not None and GAME.result(s)["winners"] == [0]
+    assert s.piles[0][-1] == drawn and s.last_battle is not None
+    assert [f["name"] for f in s.last_battle["hand"]] == [
+        "Humans 1", "Humans 2", "Humans 3", "Humans 4", "Humans 5"]
+
+
+def test_a_grabber_cannot_win_at_once_without_drawing() -> None:
+    """A grab is not "on your turn draw a card": the grabber only discards, and wins on their turn."""
+    s = new(3, seed=4)
+    s.turn = 0
+    arrange(s, {0: [army(E, 1), army(E, 2), army(E, 3), army(E, 4), army(ORC, 1)],
+                1: [*RUN, army(D, 1)]}, top=[army(H, 5)])
     act(s, 0, {"type": "draw"})
     act(s, 0, {"type": "discard", "slot": 5})
     settle(s, 1)
-    assert GAME.legal(s, 1)[0] == {"type": "declare", "slot": 4}
-    act(s, 1, {"type": "declare", "slot": 4})
-    assert GAME.result(s) is not None and GAME.result(s)["winners"] == [1]
+    legal = GAME.legal(s, 1)
+    assert legal == [{"type": "discard", "slot": i} for i in range(5)]
+    for slot in range(6):
+        assert assert_refusal_changes_nothing(GAME, s, 1, {"type": "declare", "slot": slot}) == "illegal"
+    act(s, 1, {"type": "discard", "slot": 4})
+    settle(s, None)
+    assert GAME.result(s) is None and s.turn == 2
+
+
+def test_only_the_card_put_on_ones_own_pile_can_be_grabbed() -> None:
+    """"Nor may a player take the card from another player's discard pile when it is not that
+    player's turn": an action card played onto another player's pile opens no contest, so its
+    victim cannot take it back from its own pile and take over the turn."""
+    for kind in fc.ACTIONS:
+        mine = [army(G, 1), army(G, 2), action(kind), army(G, 3), army(G, 4), army(D, 5)]
+        s = start_with(mine, others={1: [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)]})
+        play = next(a for a in GAME.legal(s, 0) if a["type"] == "play" and a["target"] == 1)
+        act(s, 0, play)
+        assert s.piles[1][-1] == action(kind)
+        assert GAME.contest(s) is None and GAME.view(s, None)["grabbable"] == []
+        if kind == "one_card":
+            act(s, 0, {"type": "discard", "slot": 0})
+            c = GAME.contest(s)
+            assert c is not None and c.info["pile"] == 0 and c.eligible == (1, 2)
+            settle(s, None)
+        while s.phase == "refill":
+            act(s, GAME.active(s)[0], {"type": "draw"})
+        assert GAME.contest(s) is None and s.phase == "draw" and s.turn == 1
+        assert s.piles[1][-1] == action(kind)
+
+
+def test_after_a_grab_the_grabber_discards_and_may_not_play_an_action_card() -> None:
+    """"The player who obtains the card must discard another card": onto their own pile, where it
+    may be grabbed in turn."""
+    s = new(3, seed=6)
+    s.turn = 0
+    arrange(s, {1: [action("skulls"), action("two_cards"), army(E, 1), army(E, 2), army(E, 3)]},
+            top=[army(E, 4)])
+    act(s, 0, {"type": "draw"})
+    act(s, 0, {"type": "discard", "slot": 5})
+    settle(s, 1)
+    assert all(a["type"] == "discard" for a in GAME.legal(s, 1))
+    play = {"type": "play", "slot": 0, "target": 2}
+    assert assert_refusal_changes_nothing(GAME, s, 1, play) == "illegal"
+    act(s, 1, {"type": "discard", "slot": 0})
+    c = GAME.contest(s)
+    assert c is not None and c.info["pile"] == 1 and c.info["card"]["kind"] == "skulls"
+    assert c.eligible == (0, 2)
+    settle(s, 2)
+    assert s.turn == 2 and s.hands[2][-1] == action("skulls") and s.phase == "discard"
 
 
 def test_five_wins_ends_at_the_fifth_battle_won_and_the_winner_starts_the_next() -> None:
@@ -401,13 +532,44 @@ def test_lowest_total_adds_the_losers_cards_and_the_lowest_total_wins() -> None:
     assert r["winners"] == [i for i in range(3) if totals[i] == min(totals)]
 
 
+def test_lowest_total_adds_up_the_full_hands_of_the_other_players() -> None:
+    """"When a player wins, the other players add up their cards": five cards each, even when the
+    battle is won in the turn a player lost cards to the deck (who then draws back before anyone
+    may win)."""
+    s = new(3, seed=10, variant="lowest_total", battles=1)
+    s.turn = 0
+    straight = [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 5)]
+    arrange(s, {0: [army(E, 1), army(E, 2), action("two_cards"), army(E, 3), army(G, 5), army(D, 4)],
+                1: [army(ORC, 1), army(ORC, 2), army(D, 3), army(D, 5), army(G, 1)], 2: straight},
+            top=[action("skulls"), action("palla_paca_hand"), action("skulls", 1), action("one_card")])
+    s.phase = "play"
+    act(s, 0, {"type": "play", "slot": 2, "target": 1})
+    for _ in range(100):
+        if GAME.result(s) is not None:
+            break
+        c = GAME.contest(s)
+        if c is not None:  # seat 2 grabs an action card played at someone if it may, else nobody
+            at_someone = c.info["pile"] != c.info["placer"]
+            settle(s, 2 if 2 in c.eligible and at_someone else None)
+            continue
+        seat = GAME.active(s)[0]
+        legal = GAME.legal(s, seat)
+        declare = [a for a in legal if a["type"] == "declare"]
+        act(s, seat, declare[0] if declare else GAME.timeout_action(s, seat))
+    lb = s.last_battle
+    assert lb is not None and lb["winner"] == 2
+    for other in (0, 1):
+        assert len(lb["hands"][other]) == fc.HAND and len(s.hands[other]) == fc.HAND
+        assert lb["added"][other] == sum(fc.points(c) for c in s.hands[other])
+
+
 def test_battle_points_add_the_winning_hands_points_and_the_most_points_win() -> None:
     s = new(2, seed=9, variant="battle_points", battles=3)
     first = s.turn
     for _ in range(3):
         win_now(s, s.turn)
     r = GAME.result(s)
-    assert r is not None and r["scores"][first] == 3 * (3 + 4 + 5 + 6 + 7) and r["winners"] == [first]
+    assert r is not None and r["scores"][first] == 3 * (1 + 2 + 3 + 4 + 5) and r["winners"] == [first]
 
 
 def test_options_are_checked() -> None:
@@ -479,8 +641,9 @@ def test_views_hide_hands_the_draw_pile_and_what_lies_under_pile_tops() -> None:
     assert mine["hand"] == [fc.face(c) for c in s.hands[1]]
     text = json.dumps(GAME.view(s, 2))
     assert '"id"' not in text and "seed" not in text and "rng" not in text
-    for c in s.hands[1]:  # seat 1's army cards never show in seat 2's view
-        if fc.kind(c) == "army":
+    shown = {json.dumps(fc.face(c)) for c in s.hands[2]} | {json.dumps(fc.face(p[-1])) for p in s.piles if p}
+    for c in s.hands[1]:  # seat 1's army cards never show in seat 2's view (but for copies it sees)
+        if fc.kind(c) == "army" and json.dumps(fc.face(c)) not in shown:
             assert json.dumps(fc.face(c)) not in text
     assert GAME.view(s, 1) == GAME.view(s, 1)
 
@@ -504,35 +667,35 @@ def test_timeout_action_is_always_legal() -> None:
 def test_bot_declares_when_it_can_and_plays_legal_moves() -> None:
     s = new(3, seed=15)
     t = s.turn
-    arrange(s, {t: [*RUN, army(E, 9)]}, top=[army(H, 7)])
+    arrange(s, {t: [*RUN, army(H, 5)]}, top=[army(E, 5)])
     act(s, t, {"type": "draw"})
-    assert GAME.bot_action(GAME.view(s, t), random.Random(1)) == {"type": "declare", "slot": 4}
+    assert GAME.bot_action(GAME.view(s, t), random.Random(1)) == {"type": "declare", "slot": 5}
 
 
 def test_bot_discards_the_card_that_fits_no_partial_combination() -> None:
     s = new(3, seed=16)
     s.turn = 0
-    arrange(s, {0: [army(H, 3), army(H, 4), army(D, 9), army(H, 6), army(E, 2)]}, top=[army(ORC, 10)])
+    arrange(s, {0: [army(H, 1), army(H, 2), army(H, 3), army(H, 4), army(H, 1, 1)]}, top=[army(H, 1, 2)])
     act(s, 0, {"type": "draw"})
     a = GAME.bot_action(GAME.view(s, 0), random.Random(2))
-    assert a is not None and a["type"] == "discard" and a["slot"] in (2, 4, 5)
+    assert a is not None and a["type"] == "discard" and a["slot"] in (0, 4, 5)  # a spare Humans 1
 
 
 def test_bot_strikes_with_an_action_card() -> None:
-    s = start_with([army(G, 1), army(G, 2), action("skulls"), army(G, 3), army(G, 4), army(D, 9)])
+    s = start_with([army(G, 1), army(G, 2), action("skulls"), army(G, 3), army(G, 4), army(D, 5)])
     a = GAME.bot_action(GAME.view(s, 0), random.Random(3))
     assert a is not None and a["type"] == "play" and a["slot"] == 2 and a["target"] in (1, 2)
 
 
 def test_wants_grabs_only_what_brings_a_combination_nearer() -> None:
     s = new(3, seed=17)
-    arrange(s, {1: [army(H, 3), army(H, 4), army(H, 5), army(D, 9), army(E, 1)]})
+    arrange(s, {1: [army(H, 1), army(H, 2), army(H, 3), army(D, 5), army(E, 1)]})
     v = GAME.view(s, 1)
-    assert GAME.wants(v, fc.face(army(H, 6)))
+    assert GAME.wants(v, fc.face(army(H, 4)))
     assert GAME.wants(v, fc.face(WILD))
-    assert not GAME.wants(v, fc.face(army(ORC, 9)))
+    assert not GAME.wants(v, fc.face(army(D, 4)))
     assert not GAME.wants(v, fc.face(action("skulls")))
-    assert not GAME.wants(GAME.view(s, None), fc.face(army(H, 6)))
+    assert not GAME.wants(GAME.view(s, None), fc.face(army(H, 4)))
     assert not GAME.wants(v, {"kind": "army", "race": "trolls", "value": 3})
     assert not GAME.wants(v, None)
 

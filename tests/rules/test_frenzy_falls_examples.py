@@ -1,7 +1,9 @@
 """The rulebook's examples, played on tables built by hand, and the rules around them."""
 from __future__ import annotations
 
+import copy
 import json
+import random
 
 import pytest
 
@@ -297,3 +299,40 @@ def test_a_player_with_an_empty_hand_is_passed_over() -> None:
 def _face(name: str) -> dict[str, object]:
     card = face(name)
     return {"water": card.water, "influence": card.influence, "action": card.action}
+
+
+def test_apply_returns_every_log_line_the_action_wrote() -> None:
+    # Six players, seed 12: the 12th random action (a card into Pool 1) sets off a cascade that writes
+    # 38 lines; the log trim used to drop some of them before `apply` read them back.
+    state = GAME.setup(6, 12, {})
+    written = list(state.log)
+    assert state.log_total == len(written)
+    rng = random.Random(12)
+    longest = 0
+    for _ in range(400):
+        if GAME.result(state) is not None:
+            break
+        seat = rng.choice([s for s in GAME.active(state) if GAME.legal(state, s)])
+        action = rng.choice(GAME.legal(state, seat))
+        before = state.log_total
+        events = GAME.apply(state, seat, copy.deepcopy(action))
+        assert len(events) == state.log_total - before, "every line written comes back as an event"
+        longest = max(longest, len(events))
+        written += [e["text"] for e in events]
+        assert written[-len(state.log):] == state.log and len(written) == state.log_total
+        assert 0 < len(state.log) <= 50
+    assert longest > 31, "the game played must hold an action that writes more lines than survive a trim"
+
+
+def test_log_keeps_31_to_50_entries_as_the_docs_say() -> None:
+    state = GAME.setup(4, 3, {})
+    rng = random.Random(3)
+    sizes: list[int] = []
+    while GAME.result(state) is None:
+        seat = rng.choice([s for s in GAME.active(state) if GAME.legal(state, s)])
+        GAME.apply(state, seat, copy.deepcopy(rng.choice(GAME.legal(state, seat))))
+        sizes.append(len(state.log))
+        assert len(sizes) < 5000
+    assert max(sizes) <= 50
+    trimmed = next(i for i, n in enumerate(sizes) if i and n < sizes[i - 1])
+    assert min(sizes[trimmed:]) >= 31, "once trimmed, the log never holds fewer than 31 entries"

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules import registry
-from rules.engine import IllegalAction
-from rules.symbiose import ANIMALS, COLOURS, DECK, GAME, RIVER, Card, State, neighbours, slot_scores
+from rules.engine import IllegalAction, option_for
+from rules.symbiose import ANIMALS, COLOURS, DECK, GAME, MODES, RIVER, Card, State, neighbours, slot_scores
 from tests.rules.kit import (
     assert_refusal_changes_nothing,
     assert_views_are_json,
@@ -69,6 +69,32 @@ def test_registered_with_its_mode_option() -> None:
     assert GAME.check_options(3, {}) == {"mode": "standard"}
     assert GAME.check_options(2, {"mode": "duel"}) == {"mode": "duel"}
     assert GAME.check_options(4, {"mode": "team"}) == {"mode": "team"}
+
+
+def test_two_seats_play_the_rulebooks_duel_mode_by_default() -> None:
+    # "2-PLAYER RULES (Duel Mode)": the rulebook's only rules for two players.
+    assert GAME.check_options(2, {}) == {"mode": "duel"}
+    s = GAME.setup(2, 4, {})
+    assert s.mode == "duel" and len(s.river) == 8, "The River has 8 cards"
+    assert GAME.view(s, 0)["players"][0]["right"] == "river", "The River acts like a third player"
+    # The 4-card River with both side columns on the opponent is kept, by name only.
+    assert GAME.check_options(2, {"mode": "standard"}) == {"mode": "standard"}
+
+
+@pytest.mark.parametrize("seats,default,choices", [
+    (2, "duel", ["duel", "standard"]), (3, "standard", ["standard"]), (4, "standard", ["standard", "team"]),
+])
+def test_the_mode_option_offers_per_seat_count_only_what_is_valid(seats: int, default: str,
+                                                                  choices: list[str]) -> None:
+    spec = option_for(GAME.options["mode"], seats)
+    assert spec["default"] == default and spec["choices"] == choices
+    assert GAME.check_options(seats, {}) == {"mode": default}
+    for mode in MODES:
+        if mode in choices:
+            assert GAME.check_options(seats, {"mode": mode}) == {"mode": mode}
+        else:
+            with pytest.raises(IllegalAction):
+                GAME.check_options(seats, {"mode": mode})
 
 
 @pytest.mark.parametrize("seats,options", [

@@ -14,7 +14,7 @@ from rules.waterfall_park.data import (
     SIZES,
     THEATER,
 )
-from rules.waterfall_park.income import Cell, best_income, groups, part_income, player_income
+from rules.waterfall_park.income import Cell, best_income, best_split, groups, part_income, player_income
 
 
 def line(n: int, y: int = 0) -> list[Cell]:
@@ -135,3 +135,29 @@ def test_brute_force_on_every_connected_shape_of_a_3x3() -> None:
         if len(chosen) <= 6 and connected(chosen):
             for size in (3, 4, 5):
                 assert best_income(chosen, size) == brute_force(chosen, size), (chosen, size)
+
+
+def assert_split_is_the_best(cells: list[Cell], size: int) -> list[frozenset[Cell]]:
+    """The split the view shows: connected attractions of at most `size` tiles, covering every tile
+    once, paying exactly the best income."""
+    split = best_split(cells, size)
+    assert sorted(c for part in split for c in part) == sorted(cells)
+    assert all(1 <= len(part) <= size and connected(list(part)) for part in split)
+    assert sum(part_income(len(part), size) for part in split) == best_income(cells, size)
+    assert best_split(list(reversed(cells)), size) == split, "the same tiles show the same split"
+    return split
+
+
+@settings(max_examples=150, deadline=None)
+@given(cells=shapes, size=st.sampled_from([3, 4, 5]), dx=st.integers(0, 10), dy=st.integers(0, 5))
+def test_the_split_shown_earns_the_best_income(cells: set[Cell], size: int, dx: int, dy: int) -> None:
+    assert_split_is_the_best(sorted((x + dx, y + dy) for x, y in cells), size)
+
+
+def test_the_split_of_the_rulebook_examples() -> None:
+    # "Red constructs 2 adjacent Ice Cream Stands: 1 of size 3 (complete) and 1 of size 2 (incomplete)."
+    split = assert_split_is_the_best(line(5, y=3), SIZES[ICE_CREAM_STAND])
+    assert sorted(len(p) for p in split) == [2, 3]
+    # Ten Theater tiles in a 5 x 2 block: two complete Theaters.
+    split = assert_split_is_the_best(block(5, 2), SIZES[THEATER])
+    assert sorted(len(p) for p in split) == [5, 5]

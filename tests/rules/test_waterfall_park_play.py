@@ -5,6 +5,7 @@ import copy
 import json
 import pickle
 import random
+import re
 from collections import Counter
 from typing import Any
 
@@ -14,7 +15,15 @@ from hypothesis import strategies as st
 from rules.engine import IllegalAction
 from rules.waterfall_park import GAME
 from rules.waterfall_park.bot import OFFERS_PER_ROUND
-from rules.waterfall_park.data import ATTRACTIONS, BASES, NUMBERS, POOL, START_COINS, TILE_COUNTS
+from rules.waterfall_park.data import (
+    ATTRACTIONS,
+    BASES,
+    COLOURS,
+    NUMBERS,
+    POOL,
+    START_COINS,
+    TILE_COUNTS,
+)
 from rules.waterfall_park.state import EXCHANGE, PREPARATION, State
 from tests.rules.kit import assert_views_are_json, random_playout, replay
 
@@ -62,9 +71,10 @@ def assert_conserved(state: State) -> None:
         assert all(c >= 0 for c in held.values())
     tiles.update(t for t in state.tile if t is not None)
     assert tiles == Counter(TILE_COUNTS)
-    cards = [*state.deck, *state.box, *(c for h in state.hands for c in h)]
+    waiting = [c for p in state.pending for c in p]  # revealed, waiting for a base or the deck
+    cards = [*state.deck, *state.box, *(c for h in state.hands for c in h), *waiting]
     assert sorted(cards) == list(NUMBERS)
-    for c in [*state.deck, *(c for h in state.hands for c in h)]:
+    for c in [*state.deck, *(c for h in state.hands for c in h), *waiting]:
         assert state.owner[c - 1] is None, "a card in play names an unowned location"
     for n in NUMBERS:
         if state.tile[n - 1] is not None:
@@ -106,8 +116,14 @@ def try_apply(state: State, seat: int, action: dict[str, Any]) -> bool:
     return True
 
 
-def playout(seats: int, seed: int, *, check_every: int = 0) -> tuple[State, list[Step]]:
+def playout(seats: int, seed: int, *, check_every: int = 0, crowd: int = 0) -> tuple[State, list[Step]]:
+    """Random play with random offers; Pink starts with `crowd` locations (from the deck's bottom),
+    so that it runs out of bases within the game (the deck still serves every deal)."""
     state = GAME.setup(seats, seed, GAME.check_options(seats, {}))
+    for n in state.deck[:crowd]:
+        state.owner[n - 1] = 0
+        state.box.append(n)
+    del state.deck[:crowd]
     rng = random.Random(seed * 7 + 1)
     steps: list[Step] = []
     offers_this_exchange = 0
@@ -143,6 +159,17 @@ def test_random_play_with_offers_ends_conserves_and_hides(seats: int, seed: int)
     assert all(len(i) == 4 for i in state.income)
     assert_views_are_json(GAME, state, seats)
     assert any(a["type"] == "offer" for _, a in steps)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_random_play_out_of_bases_ends_conserves_and_hides(seed: int) -> None:
+    """A seat that runs out of bases chooses where its bases go: the game still ends, conserves
+    everything and hides what it hid."""
+    state, steps = playout(3, seed, check_every=3, crowd=12)
+    assert GAME.result(state) is not None
+    kinds = Counter(a["type"] for _, a in steps)
+    assert kinds["move_base"] + kinds["return_card"] > 0
 
 
 def test_random_play_trades_for_every_player_count() -> None:
@@ -241,8 +268,12 @@ def test_hostile_actions_never_crash_and_refusals_change_nothing(action: Any, wh
 # ---- bots ---------------------------------------------------------------------------------
 
 
-def bot_game(seats: int, seed: int) -> State:
+def bot_game(seats: int, seed: int, crowd: int = 0) -> State:
     state = GAME.setup(seats, seed, GAME.check_options(seats, {}))
+    for n in state.deck[:crowd]:  # Pink starts with `crowd` locations, as in `playout`
+        state.owner[n - 1] = 0
+        state.box.append(n)
+    del state.deck[:crowd]
     rng = random.Random(seed)
     for _ in range(3000):
         if GAME.result(state) is not None:
@@ -270,6 +301,17 @@ def test_bots_play_whole_games_and_trade() -> None:
             trades += state.trades
     assert trades > 0
     assert min(finals) > 5 and max(finals) < 200
+
+
+def test_bots_out_of_bases_choose_and_finish() -> None:
+    moved = returned = 0
+    for seed in range(3):
+        state = bot_game(3, seed, crowd=12)
+        assert GAME.result(state) is not None
+        assert_conserved(state)
+        moved += sum(1 for line in state.log if "moves a base" in line)
+        returned += sum(1 for line in state.log if "keeps its bases" in line)
+    assert moved + returned > 0
 
 
 def exchange_with_bots_position() -> State:
@@ -313,3 +355,39 @@ def test_bot_proposes_a_swap_next_to_its_group() -> None:
     GAME.apply(state, 1, action)
     gets = [t for t in action["transfers"] if t["to"] == 1]
     assert gets and 6 in gets[0]["locations"]
+
+
+# ---- the log's words ----------------------------------------------------------------------
+
+#: Numbers a log line may show, each with the word that says what it counts: locations, offers,
+#: rounds, cards, coins and tiles. Colour-number pairs are coins, only in the income and end lines.
+NAMED_NUMBERS = re.compile(
+    r"locations? \d+(, \d+)*|#\d+|Round \d+|\d+ Location cards|all but \d+|\d+ coins?|"
+    r"\d+ (" + "|".join(re.escape(k) for k in ATTRACTIONS) + ")"
+)
+COIN_LINES = re.compile(r"^(Round \d+ income|Game over)")
+COLOUR_COINS = re.compile(r"\b(" + "|".join(c[0] for c in COLOURS) + r") \d+")
+
+
+def test_log_lines_name_locations_so_no_bare_number_reads_as_coins(monkeypatch: Any) -> None:
+    """Issue: "Log lines say 'location 20', never a bare number that reads as coins"."""
+    lines: list[str] = []
+    say = State.say
+
+    def keep(self: State, line: str) -> None:
+        lines.append(line)
+        say(self, line)
+
+    monkeypatch.setattr(State, "say", keep)
+    for seats, seed in ((3, 5), (5, 8)):
+        playout(seats, seed)
+        bot_game(seats, seed)
+    trades = [line for line in lines if line.startswith("Trade #")]
+    assert any(re.search(r"gives \w+ locations? \d", t) for t in trades), "trades of locations happened"
+    assert any(" takes location" in line for line in lines)
+    assert any(re.search(r"builds an? [A-Za-z ]+ on location \d+\.$", line) for line in lines)
+    for line in lines:
+        rest = NAMED_NUMBERS.sub("", line)
+        if COIN_LINES.match(line):
+            rest = COLOUR_COINS.sub("", rest)
+        assert not re.search(r"\d", rest), f"a bare number in {line!r}"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import random
 from itertools import combinations
 from typing import Any
 
@@ -183,8 +184,9 @@ def test_choices_stay_secret_until_all_have_chosen_then_bases_and_tiles() -> Non
     assert all(p["tiles"] == state.unbuilt[p["seat"]] for p in GAME.view(state, None)["players"])
 
 
-def test_out_of_bases_moves_the_lowest_numbered_empty_base() -> None:
-    state = new(3, seed=2)
+def out_of_bases(seed: int = 2) -> tuple[State, list[int], list[int]]:
+    """Pink holds all 24 bases (the first of its locations built) and has chosen its discards."""
+    state = new(3, seed=seed)
     hand = state.hands[0]
     spare = [n for n in NUMBERS if n not in {c for h in state.hands for c in h}][:BASES]
     give(state, 0, *spare)
@@ -192,12 +194,53 @@ def test_out_of_bases_moves_the_lowest_numbered_empty_base() -> None:
     GAME.apply(state, 0, {"type": "discard", "cards": hand[:2]})
     GAME.apply(state, 1, GAME.legal(state, 1)[0])
     GAME.apply(state, 2, GAME.legal(state, 2)[0])
-    kept = hand[2:]
-    assert state.bases_left(0) == 0
-    assert all(state.owner[n - 1] == 0 for n in kept)
-    assert [state.owner[n - 1] for n in spare[1 : 1 + len(kept)]] == [None] * len(kept)
-    assert state.owner[spare[0] - 1] == 0
-    assert any("moves a base" in line for line in state.log)
+    return state, hand[2:], spare
+
+
+def test_out_of_bases_the_player_chooses_which_empty_location_gives_up_its_base() -> None:
+    """ "If you have no more bases, you can remove one of yours from an empty location (with no tile
+    on top) and place it directly on a new location": which one is the player's choice."""
+    state, kept, spare = out_of_bases()
+    assert state.phase == PREPARATION and GAME.active(state) == [0]
+    assert all(sum(u.values()) == 0 for u in state.unbuilt), "tiles come once the bases are placed"
+    legal = GAME.legal(state, 0)
+    first = kept[0]
+    assert legal == [{"type": "move_base", "from": n, "to": first} for n in spare[1:]] + [
+        {"type": "return_card", "card": first}]
+    assert GAME.view(state, 1)["players"][0]["waiting"] == kept
+    # not the lowest-numbered: the player's own pick
+    GAME.apply(state, 0, {"type": "move_base", "from": spare[5], "to": first})
+    assert state.owner[spare[5] - 1] is None and state.owner[first - 1] == 0
+    assert state.owner[spare[1] - 1] == 0
+    assert f"Pink moves a base from location {spare[5]} to location {first}." in state.log
+    # a location placed in this reveal keeps its base; the next card waits its turn
+    legal = GAME.legal(state, 0)
+    assert {a["from"] for a in legal if a["type"] == "move_base"} == set(spare[1:]) - {spare[5]}
+    assert code(state, 0, {"type": "move_base", "from": spare[1], "to": kept[2]}) == "illegal"
+    assert code(state, 0, {"type": "move_base", "from": first, "to": kept[1]}) == "illegal"
+    assert code(state, 0, {"type": "move_base", "from": spare[0], "to": kept[1]}) == "illegal"  # built
+    assert code(state, 1, {"type": "return_card", "card": kept[1]}) == "not_your_turn"
+    assert code(state, 0, {"type": "discard", "cards": kept[1:3]}) == "illegal"
+    assert code(state, 0, {"type": "move_base", "from": "x", "to": kept[1]}) == "bad_message"
+    # or it declines: the card goes back into the deck and every base stays
+    GAME.apply(state, 0, {"type": "return_card", "card": kept[1]})
+    assert state.owner[kept[1] - 1] is None and kept[1] in state.deck
+    for card in kept[2:]:
+        assert GAME.legal(state, 0)[-1] == {"type": "return_card", "card": card}
+        GAME.apply(state, 0, {"type": "return_card", "card": card})
+    assert state.phase == EXCHANGE and all(sum(u.values()) == 6 for u in state.unbuilt)
+    assert state.bases_left(0) == 0 and GAME.view(state, None)["players"][0]["waiting"] == []
+    assert len(state.deck) + len(state.box) + sum(map(len, state.hands)) == 78
+
+
+def test_out_of_bases_the_choice_waits_for_its_player_and_times_out_keeping_the_bases() -> None:
+    state, kept, spare = out_of_bases()
+    assert GAME.timeout_action(state, 0) == {"type": "return_card", "card": kept[0]}
+    assert GAME.legal(state, 1) == [] and GAME.active(state) == [0]
+    owners = list(state.owner)
+    for _ in kept:
+        GAME.apply(state, 0, GAME.timeout_action(state, 0))
+    assert state.owner == owners and state.phase == EXCHANGE
 
 
 def test_out_of_bases_with_every_location_built_returns_the_card() -> None:
@@ -211,6 +254,26 @@ def test_out_of_bases_with_every_location_built_returns_the_card() -> None:
         GAME.apply(state, seat, GAME.legal(state, seat)[0])
     assert all(state.owner[n - 1] is None and n in state.deck for n in hand[2:])
     assert len(state.deck) + len(state.box) + sum(map(len, state.hands)) == 78
+
+
+def test_out_of_bases_a_bot_moves_a_base_only_where_it_gains() -> None:
+    state, kept, spare = out_of_bases()
+    clear_board(state)
+    # Pink: a Pool of 2 on locations 1 and 2, a Pool tile to build, 22 empty locations elsewhere
+    far = [n for n in NUMBERS if CELL[n][1] >= 3][:BASES - 2]
+    give(state, 0, 1, 2, *far)
+    state.tile[0] = state.tile[1] = POOL
+    state.unbuilt[0][POOL] = 1
+    state.pending[0] = [3]  # location 3 lies next to 2
+    state.placed[0] = []
+    view = GAME.view(state, 0)
+    action = GAME.bot_action(view, random.Random(0))
+    assert action is not None and action["type"] == "move_base" and action["to"] == 3
+    assert action in view["legal"] and action["from"] in far
+    # a card far from everything of Pink's gains nothing: the card goes back
+    lonely = next(n for n in NUMBERS if state.owner[n - 1] is None and CELL[n][1] == 0 and CELL[n][0] >= 9)
+    state.pending[0] = [lonely]
+    assert GAME.bot_action(GAME.view(state, 0), random.Random(0)) == {"type": "return_card", "card": lonely}
 
 
 # ---- exchange -----------------------------------------------------------------------------
@@ -397,6 +460,72 @@ def test_cannot_give_what_you_no_longer_hold_coins_fail_on_the_last_acceptance()
     assert "fails" in state.log[-1] and "Yellow" not in state.log[-1]
 
 
+def test_agreements_that_can_be_completed_immediately_settle_as_a_whole() -> None:
+    """ "You must respect agreements that can be completed immediately": the deal settles at once, so
+    a coin received in it may be passed on in it. Pink 3 coins to Yellow, Yellow 3 coins to Blue,
+    Blue a location to Pink, with Yellow holding no coin."""
+    state = exchange_position()
+    state.coins = [5, 0, 5]
+    deal = {"type": "offer", "transfers": [
+        {"from": 0, "to": 1, "coins": 3},
+        {"from": 1, "to": 2, "coins": 3},
+        {"from": 2, "to": 0, "locations": [10]}]}
+    GAME.apply(state, 0, deal)
+    assert {"type": "accept", "offer": 1} in GAME.legal(state, 1)
+    GAME.apply(state, 1, {"type": "accept", "offer": 1})
+    GAME.apply(state, 2, {"type": "accept", "offer": 1})
+    assert state.trades == 1 and state.offers == {}
+    assert state.coins == [2, 0, 8] and state.owner[9] == 0
+    # Yellow, the author now, may offer to pass on what the same deal brings it
+    state = exchange_position()
+    state.coins = [5, 0, 5]
+    GAME.apply(state, 1, deal)
+    GAME.apply(state, 0, {"type": "accept", "offer": 1})
+    GAME.apply(state, 2, {"type": "accept", "offer": 1})
+    assert state.coins == [2, 0, 8] and state.owner[9] == 0
+
+
+def test_a_tile_received_in_a_deal_may_be_passed_on_in_it() -> None:
+    state = exchange_position()
+    assert state.unbuilt[1][POOL] == 0
+    GAME.apply(state, 0, {"type": "offer", "transfers": [
+        {"from": 0, "to": 1, "tiles": {POOL: 1}},
+        {"from": 1, "to": 2, "tiles": {POOL: 1}},
+        {"from": 2, "to": 0, "coins": 2}]})
+    GAME.apply(state, 1, {"type": "accept", "offer": 1})
+    GAME.apply(state, 2, {"type": "accept", "offer": 1})
+    assert [u[POOL] for u in state.unbuilt] == [1, 0, 1] and state.coins == [7, 5, 3]
+
+
+def test_what_the_whole_deal_cannot_cover_is_still_refused() -> None:
+    state = exchange_position()
+    state.coins = [5, 0, 5]
+    # Yellow would give 4 coins and receive 3, holding none: refused to Yellow, nothing moves
+    GAME.apply(state, 0, {"type": "offer", "transfers": [
+        {"from": 0, "to": 1, "coins": 3},
+        {"from": 1, "to": 2, "coins": 4},
+        {"from": 2, "to": 0, "locations": [10]}]})
+    assert {"type": "accept", "offer": 1} not in GAME.legal(state, 1)
+    assert code(state, 1, {"type": "accept", "offer": 1}) == "illegal"
+    # a tile passed on must come in the same deal: Yellow gives 2 Pools and receives 1
+    assert code(state, 0, {"type": "offer", "transfers": [
+        {"from": 0, "to": 1, "tiles": {POOL: 1}},
+        {"from": 1, "to": 2, "tiles": {POOL: 2}}]}) == "illegal"
+    # and a party whose coins went elsewhere meanwhile makes the whole deal fail on the last acceptance
+    state = exchange_position()
+    state.coins = [5, 0, 5]
+    GAME.apply(state, 1, {"type": "offer", "transfers": [
+        {"from": 0, "to": 1, "coins": 3},
+        {"from": 1, "to": 2, "coins": 3},
+        {"from": 2, "to": 0, "locations": [10]}]})
+    GAME.apply(state, 0, {"type": "accept", "offer": 1})
+    GAME.apply(state, 0, {"type": "offer", "transfers": [{"from": 0, "to": 2, "coins": 4}]})
+    GAME.apply(state, 2, {"type": "accept", "offer": 2})
+    before = (list(state.owner), list(state.coins))
+    GAME.apply(state, 2, {"type": "accept", "offer": 1})
+    assert (state.owner, state.coins) == before and "fails" in state.log[-1]
+
+
 def test_readiness_new_offers_clear_their_parties_trades_clear_everyone() -> None:
     state = exchange_position()
     for seat in (0, 1):
@@ -474,6 +603,27 @@ def test_reshaping_example_through_the_engine() -> None:
     GAME.apply(state, 0, {"type": "build", "location": 7, "tile": ICE_CREAM_STAND})
     GAME.apply(state, 0, {"type": "build", "location": 16, "tile": ICE_CREAM_STAND})
     assert state.earning[0] == 6 + 3  # reshaped: one complete and one of size 2
+
+
+def test_the_view_says_how_the_income_is_split_and_which_attractions_are_complete() -> None:
+    """ "Red constructs 2 adjacent Ice Cream Stands: 1 of size 3 (complete) and 1 of size 2
+    (incomplete)": the view names each attraction, its locations, and whether it is complete."""
+    state = construction_position()
+    clear_board(state)
+    give(state, 0, 4, 5, 6, 7, 16, 1, 20)
+    state.unbuilt[0][ICE_CREAM_STAND] = 5
+    state.unbuilt[0][CIRCUS] = 1
+    for n in (4, 5, 6, 7, 16):
+        GAME.apply(state, 0, {"type": "build", "location": n, "tile": ICE_CREAM_STAND})
+    GAME.apply(state, 0, {"type": "build", "location": 1, "tile": CIRCUS})
+    for viewer in (None, 0, 1):
+        pink = GAME.view(state, viewer)["players"][0]
+        attractions = sorted(pink["attractions"], key=lambda a: (a["tile"], -a["size"]))
+        assert [(a["tile"], a["size"], a["complete"], a["income"]) for a in attractions] == [
+            (CIRCUS, 1, False, 1), (ICE_CREAM_STAND, 3, True, 6), (ICE_CREAM_STAND, 2, False, 3)]
+        assert sorted(n for a in attractions for n in a["locations"]) == [1, 4, 5, 6, 7, 16]
+        assert sum(a["income"] for a in attractions) == pink["earning"] == 10
+        assert GAME.view(state, viewer)["players"][1]["attractions"] == []
 
 
 def test_game_ends_after_round_four_most_coins_then_tiles_then_shared() -> None:
