@@ -6,6 +6,7 @@ STAMP   = $(VENV)/.installed
 WEBSTAMP = web/node_modules/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+TEST_WORKERS ?= 2
 
 .PHONY: setup run test lint bench conformance clean
 
@@ -28,8 +29,11 @@ lint: $(STAMP)
 	$(PY) -m ruff check $(wildcard hub rules tests bench)
 	$(PY) -m mypy
 
+# Independent tests run on one worker per core; the few that measure shares of wins over real delays
+# or memory over time (marked `serial`) run after them, alone.
 test: setup lint
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) -m "not serial"
+	$(PY) -m pytest -q -p no:cacheprovider -m serial
 
 bench: setup
 	$(PY) -m bench

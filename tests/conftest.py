@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -39,17 +39,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+LIFTED = {"HUB_JOINS_PER_IP_PER_MIN": "0", "HUB_SEATS_PER_IP": "0", "HUB_PENDING_WS_PER_IP": "0"}
+
+
 class HubProcess:
     """One `python -m hub serve` subprocess, stopped at the end of its fixture."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None, port: int | None = None) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None, port: int | None = None,
+                 host: str = "127.0.0.1") -> None:
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.host = host
+        self.url = f"http://{host}:{self.port}"
         self.args = args
         self.env = {k: v for k, v in os.environ.items() if k != "HUB_REDIS_URL"}  # the backend is the test's
+        # Tests join seats and open WebSockets from one address far faster than people do: the
+        # per-address seat limits have tests of their own (test_squatting.py), which set them by flag
+        # (a flag wins over its variable).
+        self.env.update(LIFTED)
         self.env.update(env or {})
         self.log_path = ROOT / "artifacts" / "logs" / f"hub-{self.port}-{int(time.time() * 1000)}.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.preexec: Callable[[], None] | None = None  # run in the child before the hub (resource limits)
         self.backend = "memory" if "memory" in args else "redis" if "--redis" in args else "sqlite"
         if self.backend == "sqlite" and "--db" not in args:
             # a file of its own: two hubs on one file refuse each other (tests/hub/test_sqlite.py)
@@ -64,9 +74,9 @@ class HubProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed by the process's end
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hub", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+            [sys.executable, "-m", "hub", "serve", "--host", self.host, "--port", str(self.port),
              *self.args],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=self.preexec,
         )
         return self
 
