@@ -12,7 +12,7 @@ import asyncio
 import time
 from typing import Any
 
-from bench import contests, delta_size, fanout, latency, memory, playouts, restart
+from bench import contests, delta_size, fanout, latency, memory, playouts, redis_shard, restart
 from bench.common import Row, bench_line, machine, print_table
 
 
@@ -38,6 +38,8 @@ def main() -> None:
         ("Memory", lambda: memory.run(1000 if quick else 5000, args.ws, args.loop)),
         ("Rules", lambda: playouts.run(0.5 if quick else 2.0)),
         ("Contests", lambda: contests.run(500 if quick else 4000)),
+        ("Redis shard", lambda: redis_shard.run(1000 if quick else 4000, 2.0 if quick else 6.0,
+                                                3.0 if quick else 6.0)),
     ]
     for title, part in parts:
         t0 = time.monotonic()

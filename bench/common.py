@@ -195,7 +195,9 @@ class Server:
 
 
 # Load clients send frames far faster than a person; the per-address limits would stop them.
-LOAD_FLAGS = ["--conns-per-ip", "0", "--rooms-per-ip-per-min", "0", "--frames-per-s", "100000",
+LOAD_FLAGS = ["--conns-per-ip", "0", "--rooms-per-ip-per-min", "0", "--joins-per-ip-per-min", "0",
+              "--seats-per-ip", "0", "--pending-ws-per-ip", "0", "--http-conns-per-ip", "0", "--max-conns", "0",
+              "--frames-per-s", "100000",
               "--frame-burst", "100000", "--log-level", "warning", "--finished-ttl-s", "600"]
 
 

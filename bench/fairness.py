@@ -28,7 +28,16 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hub.tables.arbitration import Arbiter, Params, ReactionStats, RoundTrips, Stamp, judge
+from hub.tables.arbitration import (
+    Arbiter,
+    KernelRtt,
+    Params,
+    ReactionStats,
+    RoundTrips,
+    Stamp,
+    judge,
+    kernel_bound,
+)
 
 P = Params()
 REACTION_MEDIAN_MS = 230.0
@@ -53,6 +62,9 @@ class Link:
     up_share: float
     hold_seen: float = 0.0  # a cheat: delay every `seen` by this much
     hold_pong: float = 0.0  # ... and every pong by this much
+    seen_rule: str = "fixed"  # or "before_grab": seen held by min(hold_seen, reaction - 140 ms);
+    #                           or "to_bound": held to just under the kernel bound (knowing its path)
+    kmin: float = math.inf  # the kernel's lowest round trip, from the acknowledgements of every packet
     trips: RoundTrips = field(default_factory=lambda: RoundTrips(P))
     twin: RoundTrips = field(default_factory=lambda: RoundTrips(P))  # the same link, honest
     stats: ReactionStats = field(default_factory=lambda: ReactionStats(P))
@@ -62,6 +74,7 @@ class Link:
 
     def __post_init__(self) -> None:
         self.next_ping = self.rng.uniform(0, PING_INTERVAL_MS)
+        self.acked(1)  # the TCP handshake: the kernel has a round trip before the first frame
 
     def one_way(self, base: float) -> float:
         d = base + self.rng.expovariate(1.0 / (JITTER_BASE_MS + JITTER_SHARE * base))
@@ -75,7 +88,18 @@ class Link:
     def up(self) -> float:
         return self.one_way(self.rtt * self.up_share)
 
+    def kernel(self) -> KernelRtt | None:
+        """What TCP_INFO would say: acknowledgements are never held back, so the lowest round trip
+        of the packets so far (the smoothed figures are not used by the judge)."""
+        return None if math.isinf(self.kmin) else KernelRtt(self.kmin, 0.0, self.kmin)
+
+    def acked(self, n: int = 3) -> None:
+        """n packets' acknowledgements (the frames between contests): samples for the kernel."""
+        for _ in range(n):
+            self.kmin = min(self.kmin, self.down() + self.up())
+
     def ping(self, at: float) -> None:
+        self.acked()
         self.ping_id += 1
         self.trips.sent(self.ping_id, at)
         self.twin.sent(self.ping_id, at)
@@ -119,9 +143,14 @@ class Tally:
     settle_caps: list[float] = field(default_factory=list)
     gains: list[float] = field(default_factory=list)  # seat 0's edge over its honest twin
     flagged_at: int | None = None
+    bounded: int = 0  # seat 0's tries held to the kernel bound
+    tries0: int = 0  # seat 0's tries
 
 
-def run(players: list[Player], contests: int, seed: int, tally: Tally | None = None) -> Tally:
+def run(players: list[Player], contests: int, seed: int, tally: Tally | None = None,
+        kernel: bool = True) -> Tally:
+    """`kernel`: the hub holds each client's TCP connection and bounds by its kernel's round trip
+    (False: a proxy in front, judged by pings and `seen` alone)."""
     n = len(players)
     rng = random.Random(seed)
     secrets = random.Random(SECRET_RNG_SEED + seed)
@@ -132,22 +161,44 @@ def run(players: list[Player], contests: int, seed: int, tally: Tally | None = N
         for p in players:
             p.link.advance(now)
         caps = {s: p.link.trips.cap() for s, p in enumerate(players)}
+        allowed = dict(caps)  # what the arbiter is told: with the kernel bound, held to it
+        if kernel:
+            for s, p in enumerate(players):
+                bound = kernel_bound(p.link.kernel(), P)
+                allowed[s] = caps[s] if bound is None else min(caps[s], bound)
         tries: list[tuple[float, int, float, Any]] = []  # (arrival of the grab, seat, reaction, judgement)
         for s, p in enumerate(players):
             link = p.link
             t0 = now + 0.02 * s  # frames are written one after another
             down = link.down()
-            seen = t0 + down + link.hold_seen + link.up()
-            honest_seen = seen - link.hold_seen
+            honest_seen = t0 + down + link.up()
             r = p.reaction()
+            kern = link.kernel() if kernel else None
+            hold = link.hold_seen
+            if link.seen_rule == "before_grab":
+                hold = max(0.0, min(hold, r - 140.0))
+            elif link.seen_rule == "to_bound":
+                # as much as it can be given: the part of the margin a seat whose claims typically use
+                # more is cut to (hub.tables.arbitration: seeking the bound)
+                bound = kernel_bound(kern, P)
+                if bound is not None and kern is not None:
+                    part = kern.min_rtt_ms + (bound - kern.min_rtt_ms) * P.seeking_share
+                    hold = max(0.0, part - 0.5 - (honest_seen - t0))
+            seen = honest_seen + hold
             grab_up = link.up()
+            link.acked(1)
             if rng.random() >= p.keen:
                 continue
             grab = max(t0 + down + r + grab_up, seen)  # in order on one connection
-            j = judge(Stamp(t0=t0, seen=seen, grab=grab, cap=caps[s]), link.trips, P, link.stats)
-            if s == 0 and link.hold_seen and grab >= seen:
-                twin = judge(Stamp(t0=t0, seen=honest_seen, grab=grab, cap=link.twin.cap()), link.twin, P)
+            j = judge(Stamp(t0=t0, seen=seen, grab=grab, cap=caps[s]), link.trips, P, link.stats, kern)
+            link.trips.claimed(j.excess)
+            if s == 0 and (link.hold_seen or link.hold_pong) and grab >= seen:
+                twin = judge(Stamp(t0=t0, seen=honest_seen, grab=grab, cap=link.twin.cap()), link.twin, P,
+                             kernel=kern)
                 out.gains.append(twin.reaction_ms - j.reaction_ms)
+            if s == 0:
+                out.tries0 += 1
+                out.bounded += j.bounded
             out.false_starts += j.false_start
             tries.append((grab, s, r, j))
         if not tries:
@@ -156,7 +207,7 @@ def run(players: list[Player], contests: int, seed: int, tally: Tally | None = N
         tries.sort(key=lambda x: (x[0], x[1]))
         secret = secrets.getrandbits(128).to_bytes(16, "big")
         bounded = Arbiter(f"c{k}", range(n), now, P, secret)
-        told = Arbiter(f"c{k}", range(n), now, P, secret, caps=caps)
+        told = Arbiter(f"c{k}", range(n), now, P, secret, caps=allowed)
         for s in range(n):
             told.written(s, now + 0.02 * s)
         settled: dict[int, float] = {}
@@ -266,9 +317,10 @@ def faster_player(contests: int) -> dict[str, Any]:
     return {"by_rtt": out, "always_more": always}
 
 
-def holding_back(contests: int, runs: int) -> dict[str, Any]:
+def holding_back(contests: int, runs: int, kernel: bool = False) -> dict[str, Any]:
     print(f"A client that holds back its seen and pongs by X (against one honest player, both on 80 ms "
-          f"links; {runs} runs x {contests} contests)")
+          f"links; {runs} runs x {contests} contests), "
+          f"{'with the kernel bound' if kernel else 'WITHOUT a kernel bound (a proxy in front)'}")
     out = {}
     for x in (0.0, 10.0, 25.0, 50.0, 80.0, 100.0, 150.0, 250.0, 400.0, 800.0):
         gains: list[float] = []
@@ -278,7 +330,7 @@ def holding_back(contests: int, runs: int) -> dict[str, Any]:
             rng = random.Random(3000 + r)
             cheat = Player(Link(random.Random(rng.random()), 80.0, 0.5, hold_seen=x, hold_pong=x))
             honest = Player(Link(random.Random(rng.random()), 80.0, 0.5))
-            t = run([cheat, honest], contests, seed=4000 + r)
+            t = run([cheat, honest], contests, seed=4000 + r, kernel=kernel)
             gains += t.gains
             wins += t.judged[0]
             total += t.judged[0] + t.judged[1]
@@ -288,9 +340,11 @@ def holding_back(contests: int, runs: int) -> dict[str, Any]:
         top = max(gains) if gains else 0.0
         mean = statistics.mean(gains) if gains else 0.0
         bound = min(x, P.c_max_ms)
+        if kernel:  # the most a seen within the kernel bound can claim over an honest one, at most
+            bound = min(bound, 80.0 * P.kernel_margin_share + P.kernel_margin_ms)
         share = wins / max(1, total)
         when = f", after {statistics.median(flag_times):.0f} contests (median)" if flag_times else ""
-        over = f" (+{top - bound:.1f} history lag)" if top > bound + 1e-6 else ""
+        over = f" (+{top - bound:.1f} history lag or jitter)" if top > bound + 1e-6 else ""
         print(f"  X={x:5.0f} ms: gain mean {mean:6.1f} ms, max {top:6.1f} ms{over} (bound {bound:.0f}); "
               f"wins {share:6.1%}; flagged in {flagged}/{runs} runs{when}")
         out[f"{x:.0f}"] = {"mean_gain_ms": round(mean, 2), "max_gain_ms": round(top, 2), "bound_ms": bound,
@@ -299,9 +353,47 @@ def holding_back(contests: int, runs: int) -> dict[str, Any]:
                            "within_bound": top <= bound + 1e-6,
                            "over_bound_ms": round(max(0.0, top - bound), 2)}
     print("  (gain = the judged time its honest twin, same packets, would have got, minus its own.")
-    print("   A held-back pong lands X later, so at a contest the cheat's history can miss the newest")
-    print("   sample its twin already has: the cap is then a quantile of a slightly different window,")
-    print("   worth a few ms of jitter either way; with equal windows the gain is exactly min(X, cap).)")
+    if kernel:
+        print("   With the kernel bound a seen held past it is credited the kernel's lowest round trip: a")
+        print("   single try can still gain when its twin's seen met a spike the cheat's did not need.)")
+    else:
+        print("   A held-back pong lands X later, so at a contest the cheat's history can miss the newest")
+        print("   sample its twin already has: the cap is then a quantile of a slightly different window,")
+        print("   worth a few ms of jitter either way; with equal windows the gain is exactly min(X, cap).)")
+    return out
+
+
+def lying_clients(contests: int, runs: int) -> dict[str, Any]:
+    """The liars of the end-to-end test (tests/hub/test_kernel_bound.py), judged with the kernel bound:
+    pongs held back by X, with the `seen` honest or held by min(X, reaction - 140 ms); and the worst
+    a liar can do, holding its `seen` to just under the bound (which needs to know its own path)."""
+    print(f"Lying clients against two honest players, all three on 120 ms links, with the kernel bound "
+          f"({runs} runs x {contests} contests; a fair share is 33.3 %)")
+    out: dict[str, Any] = {}
+    cases = [(x, rule) for x in (50.0, 100.0, 200.0, 300.0) for rule in ("honest", "before_grab")]
+    cases += [(x, "to_bound") for x in (50.0, 300.0)]
+    for x, rule in cases:
+        gains: list[float] = []
+        wins = total = bounded = tries = 0
+        for r in range(runs):
+            rng = random.Random(7000 + r)
+            cheat = Player(Link(random.Random(rng.random()), 120.0, 0.5, hold_seen=0.0 if rule == "honest" else x,
+                                hold_pong=x, seen_rule="fixed" if rule == "honest" else rule))
+            others = [Player(Link(random.Random(rng.random()), 120.0, 0.5)) for _ in range(2)]
+            t = run([cheat, *others], contests, seed=7500 + r)
+            gains += t.gains
+            wins += t.judged[0]
+            total += sum(t.judged)
+            bounded += t.bounded
+            tries += t.tries0
+        share = wins / max(1, total)
+        held = bounded / max(1, tries)
+        label = {"honest": "seen honest", "before_grab": "seen held", "to_bound": "seen held to the bound"}[rule]
+        mean = statistics.mean(gains) if gains else 0.0
+        print(f"  pongs held {x:3.0f} ms, {label:23s}: wins {share:6.1%}, held to the bound in {held:6.1%} of "
+              f"its tries, gain mean {mean:5.1f} ms, max {max(gains, default=0.0):5.1f} ms")
+        out[f"{x:.0f}-{rule}"] = {"win_share": round(share, 4), "held_to_bound": round(held, 4),
+                                  "mean_gain_ms": round(mean, 2), "max_gain_ms": round(max(gains, default=0.0), 2)}
     return out
 
 
@@ -312,10 +404,11 @@ def seen_only(contests: int, runs: int) -> dict[str, Any]:
         rng = random.Random(5000 + r)
         cheat = Player(Link(random.Random(rng.random()), 80.0, 0.5, hold_seen=200.0))
         honest = Player(Link(random.Random(rng.random()), 80.0, 0.5))
-        gains += run([cheat, honest], contests, seed=5500 + r).gains
+        gains += run([cheat, honest], contests, seed=5500 + r, kernel=False).gains
     top = max(gains)
-    print(f"Holding back only the seen by 200 ms (pongs honest): gain mean {statistics.mean(gains):.1f} ms, "
-          f"max {top:.1f} ms: the cap (round-trip quantile + {P.margin_ms:.0f} ms) stops it")
+    print(f"Without a kernel bound, holding back only the seen by 200 ms (pongs honest): gain mean "
+          f"{statistics.mean(gains):.1f} ms, max {top:.1f} ms: the cap (round-trip quantile + "
+          f"{P.margin_ms:.0f} ms) stops it")
     return {"hold_seen_ms": 200.0, "mean_gain_ms": round(statistics.mean(gains), 2),
             "max_gain_ms": round(top, 2)}
 
@@ -344,7 +437,9 @@ def main() -> None:
                                                                    "sigma": REACTION_SIGMA}}
     figures["equal"] = equal_players(20_000 // scale)
     figures["faster"] = faster_player(10_000 // scale)
-    figures["hold_back"] = holding_back(300 // scale, 30 // (3 if quick else 1))
+    figures["hold_back"] = holding_back(300 // scale, 30 // (3 if quick else 1), kernel=True)
+    figures["hold_back_no_kernel"] = holding_back(300 // scale, 30 // (3 if quick else 1), kernel=False)
+    figures["lying"] = lying_clients(300 // scale, 10)
     figures["seen_only"] = seen_only(300 // scale, 10)
     figures["settle"] = settle_delays(10_000 // scale)
     figures["settle"]["everyone_tries"] = figures["equal"].pop("settle_everyone_tries_ms")

@@ -1,15 +1,21 @@
-"""Frenetic Village's odds: exact chances of each winning combination, and how long battles last.
+"""Frenetic Village's odds: which combination ends battles, exact hand odds, how long battles last.
 
-Run `python -m bench.frenetic_odds`. The first part is exact: it enumerates every set of army
-cards that two, one or no wildcards can complete. The second part plays seeded games (bots, and
-uniformly random legal play) and counts turns per battle. Prints a final `ODDS {json}` line.
+Run `python -m bench.frenetic_odds` (`--shares` for the first part only). The first part plays
+1,000 seeded battles between bots (table sizes 2 to 8 in turn) under the chosen deck and under the
+decks it was chosen against, and prints the share of battles each combination ends. The second is
+exact: it enumerates every set of army cards that two, one or no wildcards can complete. The third
+plays seeded games (bots, and uniformly random legal play) and counts turns per battle. Prints a
+final `ODDS {json}` line.
 """
 from __future__ import annotations
 
 import json
 import random
 import statistics
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import combinations
 from math import comb
 from typing import Any
@@ -21,6 +27,74 @@ from tests.rules.kit import step_once
 
 ARMY = [(r, v) for k, r, v in fc.CARDS if k == "army"]
 ACTION_CARDS = sum(fc.ACTION_COUNTS.values())
+BATTLES = 1000
+TABLES = tuple(range(2, 9))
+
+#: The decks the chosen one (fc.DECK) was measured against.
+CANDIDATES: dict[str, fc.Deck] = {
+    "chosen: Humans x4, Elves x3, others x1, values 1-5": fc.DECK,
+    "one card per race and value, values 1-10": fc.Deck(
+        chosen_here=True, copies=dict.fromkeys(fc.RACES, 1), values=tuple(range(1, 11)),
+        actions=fc.DECK.actions, wildcards=fc.WILDCARDS),
+    "two cards per race and value, values 1-5": fc.Deck(
+        chosen_here=True, copies=dict.fromkeys(fc.RACES, 2), values=fc.VALUES, actions=fc.DECK.actions,
+        wildcards=fc.WILDCARDS),
+    "Humans x6, others x1, values 1-5": fc.Deck(
+        chosen_here=True, copies={**dict.fromkeys(fc.RACES, 1), "humans": 6}, values=fc.VALUES,
+        actions=fc.DECK.actions, wildcards=fc.WILDCARDS),
+    "Humans x5, Elves x2, others x1, values 1-5": fc.Deck(
+        chosen_here=True, copies={**dict.fromkeys(fc.RACES, 1), "humans": 5, "elves": 2}, values=fc.VALUES,
+        actions=fc.DECK.actions, wildcards=fc.WILDCARDS),
+}
+
+
+@contextmanager
+def deck_in_use(deck: fc.Deck) -> Iterator[None]:
+    """Play with another deck for a measurement: the engine and its bot read the card table from
+    rules.frenetic_village_cards at each call, so swapping it there is enough (a bench-only swap)."""
+    saved = fc.CARDS, fc.VALUES, fc.STARTS
+    fc.CARDS = fc.build(deck)
+    assert len(fc.CARDS) == fc.DECK_SIZE, "a candidate deck has the rulebook's 62 cards"
+    fc.VALUES = deck.values
+    fc.STARTS = tuple(range(deck.values[0], deck.values[-1] - fc.RUN + 2))
+    try:
+        yield
+    finally:
+        fc.CARDS, fc.VALUES, fc.STARTS = saved
+
+
+def combination_shares(battles: int = BATTLES) -> dict[str, Any]:
+    """Which combination ends each of `battles` bot battles (seed i, 2 + i % 7 seats)."""
+    ends: dict[str, int] = dict.fromkeys(fc.COMBINATION_NAMES, 0)
+    by_table: dict[int, dict[str, int]] = {n: dict.fromkeys(fc.COMBINATION_NAMES, 0) for n in TABLES}
+    unfinished = 0
+    for i in range(battles):
+        seats = TABLES[i % len(TABLES)]
+        got = bot_battle(seats, i)
+        if got is None:
+            unfinished += 1
+            continue
+        ends[got["combination"]] += 1
+        by_table[seats][got["combination"]] += 1
+    return {
+        "battles": battles, "unfinished": unfinished,
+        "shares": {k: n / battles for k, n in ends.items()},
+        "by_table": {str(n): {k: c / max(1, sum(t.values())) for k, c in t.items()} for n, t in by_table.items()},
+    }
+
+
+def print_shares() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for label, deck in CANDIDATES.items():
+        with deck_in_use(deck):
+            r = combination_shares()
+        out[label] = r
+        sh = r["shares"]
+        print(f"{label}: {r['battles']} bot battles end by " + ", ".join(
+            f"{k} {sh[k]:.1%}" for k in fc.COMBINATION_NAMES) + f" (unfinished {r['unfinished']})")
+        for n, t in r["by_table"].items():
+            print(f"    {n} players: " + ", ".join(f"{k} {t[k]:.1%}" for k in fc.COMBINATION_NAMES))
+    return out
 
 
 def exact_hand_odds() -> dict[str, Any]:
@@ -50,14 +124,15 @@ def six_card_odds(samples: int, seed: int = 1) -> float:
     return hits / samples
 
 
-def bot_battle(seats: int, seed: int, max_steps: int = 20000) -> dict[str, int] | None:
+def bot_battle(seats: int, seed: int, max_steps: int = 20000) -> dict[str, Any] | None:
     """One battle between bots; a contest goes to a random bot among those that want the card."""
     s: State = GAME.setup(seats, seed, {"variant": "single", "battles": 5})
     rng = random.Random(seed)
     turns = grabs = contests = 0
     for _ in range(max_steps):
         if GAME.result(s) is not None:
-            return {"turns": turns, "grabs": grabs, "contests": contests}
+            combination = s.last_battle["combination"] if s.last_battle else ""
+            return {"turns": turns, "grabs": grabs, "contests": contests, "combination": combination}
         c = GAME.contest(s)
         if c is not None:
             keen = [e for e in c.eligible if GAME.wants(GAME.view(s, e), c.info["card"])]
@@ -93,6 +168,10 @@ def pct(xs: list[int], q: float) -> float:
 
 def main() -> None:
     t = time.perf_counter()
+    shares = print_shares()
+    if "--shares" in sys.argv[1:]:
+        print("ODDS " + json.dumps({"shares": shares}, sort_keys=True))
+        return
     odds = exact_hand_odds()
     print(f"5-card hands: {odds['hands']:,}")
     for name in (*fc.COMBINATION_NAMES, "any"):
@@ -124,7 +203,7 @@ def main() -> None:
               f"grabs; random play ends {b['random_finished_2000_turns']:.0%} of battles within 2000 "
               f"turns, median {b['random_turns_median']}")
     print(f"({time.perf_counter() - t:.0f} s)")
-    print("ODDS " + json.dumps({"hands": odds, "battles": battles}, sort_keys=True))
+    print("ODDS " + json.dumps({"shares": shares, "hands": odds, "battles": battles}, sort_keys=True))
 
 
 if __name__ == "__main__":

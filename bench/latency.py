@@ -47,7 +47,6 @@ import msgpack
 
 from bench.common import (
     LOAD_CORE,
-    ROOT,
     Channel,
     Row,
     Server,
@@ -70,11 +69,12 @@ from bench.common import (
     table,
 )
 from bench.wsraw import RawClient, close_all, open_many
+from tests.checker import conformance_checker
 
 WORKERS = 2
 MEAN_GAP_S = 2.0
 WARMUP_S = 5.0
-CHECKER = ROOT.parent / "shared" / "conformance" / "check.py"
+CHECKER = conformance_checker()
 #: Across processes seats 0-1 are on the owner, 2-3 on the relay: a way is the mover's half, then
 #: the receiver's.
 WAYS = {"00": "owner to owner", "01": "owner to relay", "10": "relay to owner", "11": "relay to relay"}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import socket
 import sys
 from dataclasses import MISSING, fields
 from typing import Any
@@ -48,18 +49,30 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def transport_limit(max_frame: int) -> int:
-    """The socket layer reads frames up to a larger hard cap, so the app itself refuses an oversized
-    frame with 1009 after reading it whole: refusing mid-frame would reset the TCP connection under a
-    client still sending, and it would never see the close code."""
-    return max(16 << 20, 4 * max_frame)
+    """The WebSocket transport itself refuses a frame over the limit, from its header, before reading
+    its payload: it closes with 1009 and drops whatever else comes. Reading such frames whole first
+    and refusing them in the app let 12 connections streaming unfinished 15 MiB frames take the
+    process from 38 to 218 MiB, which it never gave back. A client still sending such a frame reads
+    the 1009 too: the refusal half-closes (hub/edge/refusal.py) rather than resetting."""
+    return max_frame
 
 
 def serve(settings: Settings) -> int:
     import uvicorn
 
+    from hub import fds
     from hub.edge.app import create_app
+    from hub.edge.gate import protocols
 
     logs.setup(settings.log_level)
+    from hub import workers
+
+    refused = workers.refusal(settings)
+    if refused:
+        print(f"hub: {refused}", file=sys.stderr)
+        return 2
+    if settings.workers > 1:
+        return workers.Supervisor(settings).run()
     backend = "redis" if settings.redis else settings.store
     if backend == "sqlite":
         from pathlib import Path
@@ -71,6 +84,13 @@ def serve(settings: Settings) -> int:
         except lock.Locked as e:
             print(f"hub: {e}", file=sys.stderr)
             return 1
+    before, nofile, hard = fds.raise_nofile()
+    app = create_app(settings)
+    fitted: Settings = app.state.settings
+    logging.getLogger("hub").info("open-file limit", extra={"fields": {
+        "nofile": nofile, "was": before, "hard": hard, "max_conns": fitted.max_conns,
+        "conns_per_ip": fitted.conns_per_ip, "http_conns_per_ip": fitted.http_conns_per_ip,
+        "pending_ws_per_ip": fitted.pending_ws_per_ip}})
     logging.getLogger("hub").info("serving", extra={"fields": {"host": settings.host, "port": settings.port,
                                                                "backend": backend}})
     loop = settings.loop
@@ -81,10 +101,30 @@ def serve(settings: Settings) -> int:
             loop = "uvloop"
         except ImportError:
             loop = "asyncio"
+    http_protocol = protocols(app.state.gate)
+    ws: Any = settings.ws
+    if ws == "websockets-sansio":
+        from hub.edge.refusal import RefusingProtocol
+
+        ws = RefusingProtocol
     config = uvicorn.Config(
-        create_app(settings), host=settings.host, port=settings.port, ws=settings.ws,
+        app, host=settings.host, port=settings.port, http=http_protocol, ws=ws,
         ws_max_size=transport_limit(settings.max_frame_bytes), ws_per_message_deflate=False, ws_ping_interval=None,
         loop=loop, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=3,
+        timeout_keep_alive=max(1, min(5, int(settings.http_timeout_s))),
     )
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[shared_socket(settings.host, settings.port)] if settings.reuse_port else None)
     return 0
+
+
+def shared_socket(host: str, port: int) -> socket.socket:
+    """A listening socket that other processes bind too (SO_REUSEPORT): the kernel spreads new
+    connections over them by the hash of their addresses."""
+    family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(addr)
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock

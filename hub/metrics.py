@@ -15,7 +15,12 @@ class Metrics:
         self.bytes_out = Counter("hub_bytes_out_total", "Bytes sent in frames", registry=r)
         self.actions = Counter("hub_actions_total", "Actions applied", ["game", "by"], registry=r)
         self.errors = Counter("hub_errors_total", "Error frames sent", ["code"], registry=r)
+        self.chat_lines = Counter("hub_chat_lines_total", "Chat lines said at tables", registry=r)
         self.closes = Counter("hub_closes_total", "Connections closed by the hub", ["code"], registry=r)
+        self.refused = Counter(
+            "hub_refused_total", "Connections and requests refused at the door, by reason: address, full "
+            "(over a connection limit), slow (no request head in time), origin, media_type, joins, seats",
+            ["reason"], registry=r)
         self.deltas = Counter("hub_deltas_total", "Deltas produced (once per audience)", registry=r)
         self.delta_bytes = Counter("hub_delta_bytes_total", "Bytes of deltas, msgpack, once per audience",
                                    registry=r)
@@ -23,11 +28,20 @@ class Metrics:
             "hub_apply_seconds", "Time to apply an action and produce every audience's delta",
             buckets=(0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0), registry=r)
         self.contests = Counter("hub_contests_total", "Timed contests settled", ["outcome"], registry=r)
+        self.contest_tries = Counter(
+            "hub_contest_tries_total", "Grabs judged, by whether a kernel bound held their network allowance "
+            "(kernel) or the hub could not see the client's TCP connection (none: a proxy, loopback, or off)",
+            ["bound"], registry=r)
         self.false_starts = Counter("hub_false_starts_total", "Grabs under the human floor", registry=r)
         self.broker_up = Gauge("hub_broker_up", "1 while the store (Redis) answers", registry=r)
         self.broker_up.set(1)
         self.broker_errors = Counter("hub_broker_errors_total", "Redis calls that failed (down or timed out)",
                                      registry=r)
+        self.redis_up = Gauge("hub_redis_up", "1 while Redis answers and takes writes (0 while it is "
+                              "unreachable or refuses them: out of memory, a failed save, loading)", registry=r)
+        self.redis_up.set(1)  # as hub_broker_up: the Redis store sets it to 0 until Redis serves
+        self.redis_outages = Counter("hub_redis_outages_total", "Redis outages seen by this process (unreachable "
+                                     "or refusing writes), each counted once however long it lasts", registry=r)
         self.relayed = Gauge("hub_relayed_rooms", "Rooms whose deltas this process relays to its connections",
                              registry=r)
         self.log_appends = Counter("hub_log_appends_total", "Entries this process appended to room logs",

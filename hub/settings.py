@@ -38,12 +38,41 @@ class Settings:
     delta_history: int = field(default=256, metadata={"help": "deltas kept per audience for resume"})
     max_rooms: int = field(default=20000, metadata={"help": "rooms one process holds at most"})
     rooms_per_ip_per_min: int = field(default=60, metadata={"help": "room creations per address per minute"})
-    conns_per_ip: int = field(default=4000, metadata={"help": "open connections per address"})
+    joins_per_ip_per_min: int = field(default=60, metadata={
+        "help": "seats joined per address per minute (429 rate_limited past it); 0 = no limit"})
+    seats_per_ip: int = field(default=32, metadata={
+        "help": "seats one address holds at once in rooms not finished (429 too_many_seats); 0 = no limit"})
+    allowed_origins: str = field(default="", metadata={
+        "help": "comma-separated origins (scheme://host:port) whose pages may POST to /api and open /ws "
+                "besides the hub's own (an Origin whose host:port is the request's Host); * = any"})
+    conns_per_ip: int = field(default=-1, metadata={
+        "help": "open WebSockets per address; -1 = derived from the open-file limit (at most 4000), 0 = no limit"})
+    max_conns: int = field(default=-1, metadata={
+        "help": "open connections of this process (HTTP and WebSocket); -1 = the open-file limit less a "
+                "reserve, 0 = no limit"})
+    http_conns_per_ip: int = field(default=64, metadata={
+        "help": "open HTTP connections (not WebSockets) per address; 0 = no limit"})
+    pending_ws_per_ip: int = field(default=32, metadata={
+        "help": "WebSockets per address that have not said hello yet; 0 = no limit"})
+    http_timeout_s: float = field(default=10.0, metadata={
+        "help": "a connection must send a request's whole head this soon after it opens or after its "
+                "last answer, or it is closed"})
     name_max: int = field(default=24, metadata={"help": "longest player name, in characters after NFC"})
     max_body_bytes: int = field(default=16 * 1024, metadata={"help": "larger lobby request bodies get 413"})
+    chat_history: int = field(default=100, metadata={
+        "help": "chat lines a room keeps: shown to whoever comes, reloads or watches, and in its replay"})
+    chat_max_chars: int = field(default=280, metadata={"help": "longest chat line, in characters after NFC"})
+    chat_per_min: float = field(default=20.0, metadata={"help": "sustained chat lines per minute per connection"})
+    chat_burst: int = field(default=5, metadata={"help": "chat lines a connection may say at once"})
     grab_window_ms: int = field(default=1500, metadata={"help": "default longest grab contest (room option)"})
     grace_s: float = field(default=20.0, metadata={"help": "a dropped seat waits this long before a bot plays it"})
+    abandon_s: float = field(default=300.0, metadata={
+        "help": "a playing room with no human connected this long ends as abandoned; a waiting room "
+                "whose people have all gone expires after it"})
     verify_deltas: bool = field(default=False, metadata={"help": "check every diff by applying it (testing)"})
+    kernel_bound: bool = field(default=True, metadata={
+        "help": "bound a contest's network allowance by the kernel's TCP round trip of the client's "
+                "connection, where the hub holds it (not behind a proxy: docs/arbitration.md)"})
     ws: str = field(default="websockets-sansio", metadata={"help": "uvicorn WebSocket implementation"})
     direct_send: bool = field(default=True, metadata={
         "help": "write a frame at once when its connection has nothing queued (websockets-sansio only)"})
@@ -51,6 +80,10 @@ class Settings:
     gc_full_every_s: float = field(default=3600.0, metadata={
         "help": "walk what is new every 50 ms and freeze it; walk everything once this often (s); 0 = Python's way"})
     instance: str = field(default="", metadata={"help": "name of this process in logs and Redis"})
+    workers: int = field(default=1, metadata={
+        "help": "processes serving one port (each its own event loop and core); more than one needs --redis"})
+    reuse_port: bool = field(default=False, metadata={
+        "help": "bind with SO_REUSEPORT so that several processes share the port (set for each of --workers)"})
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:

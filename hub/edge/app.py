@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from starlette.staticfiles import StaticFiles
 from hub.edge import lobby
 from hub.edge.connection import Endpoint
 from hub.edge.direct import KeepSend
+from hub.edge.gate import Gate
+from hub.edge.guard import Guard
+from hub.fds import budget, fitted, soft_limit
 from hub.gcpolicy import GcPolicy
 from hub.metrics import Metrics
 from hub.settings import Settings
@@ -25,8 +29,10 @@ WEB = Path(__file__).resolve().parents[2] / "web"
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
-    settings = settings or Settings.from_env()
+    # the connection limits derived from, or brought under, the open-file limit (hub/fds.py)
+    settings = fitted(settings or Settings.from_env())
     metrics = Metrics()
+    gate = Gate(settings, budget(soft_limit()).spare, metrics)
     store = make_store(settings, metrics)
     gc_policy = GcPolicy(settings.gc_full_every_s, metrics.gc_pauses)
 
@@ -42,7 +48,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     def health() -> dict[str, Any]:
         return {"ok": True, "backend": store.kind, "broker": "up" if store.up else "down",
-                "rooms": len(store.rooms.rooms), "connections": len(store.conns)}
+                "rooms": len(store.rooms.rooms), "connections": len(store.conns),
+                "pid": os.getpid()}  # which of several --workers answered
 
     async def healthz(request: Request) -> Response:
         """Liveness: 200 while this process serves, even when Redis is away (it keeps its sockets)."""
@@ -55,6 +62,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def prometheus(request: Request) -> Response:
         return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
+    ws_endpoint = Endpoint()
     routes: list[Route | WebSocketRoute | Mount] = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
@@ -65,8 +73,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/api/rooms", lobby.create_room, methods=["POST"]),
         Route("/api/rooms/{rid}", lobby.room_info, methods=["GET"]),
         Route("/api/rooms/{rid}/join", lobby.join_room, methods=["POST"]),
+        Route("/api/rooms/{rid}/again", lobby.play_again, methods=["POST"]),
         Route("/api/rooms/{rid}/replay", lobby.room_replay, methods=["GET"]),
-        WebSocketRoute("/ws", Endpoint()),
+        WebSocketRoute("/ws", ws_endpoint),
     ]
     if settings.debug_hooks:
         async def deaf(request: Request) -> Response:
@@ -87,8 +96,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
         routes.append(Mount("/vendor", StaticFiles(directory=WEB / "node_modules"), name="vendor"))
     if WEB.is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEB, html=True), name="web"))
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KeepSend)])
+    guard = Middleware(Guard, settings=settings, metrics=metrics, gate=gate, websockets={"/ws": ws_endpoint})
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KeepSend), guard])
     app.state.settings = settings
+    app.state.gate = gate  # counts connections where the server runs the gate's protocols (hub/cli.py)
+    app.state.seat_quota = store.seat_quota(settings.joins_per_ip_per_min, settings.seats_per_ip)
     app.state.store = store
     app.state.metrics = metrics
     return app

@@ -1,7 +1,11 @@
 """One WebSocket: hello, decoding and checking frames, limits, and the bounded send queue.
 
 Frames leave through one queue drained by one writer task, so a slow reader costs the room
-nothing: when its queue is full it is closed with 4008 and may resume later. A frame that would be
+nothing: when its queue is full it is closed with 4008 and may resume later. The queue and its
+writer exist only while frames wait: the writer is started by the frame that must wait and ends
+once the queue is empty. An idle connection, nearly all of them at thousands, holds neither (a
+waiting writer task, its wake-up event and the queue's deque were 2.6 KiB per connection of the
+30.5 KiB measured by bench/memory.py). A frame that would be
 first in an empty queue, with nothing in flight and the socket's buffer empty, is written at once
 instead (hub/edge/direct.py): the same order, without the writer's wake-up. (An earlier eager send wrote
 whenever the queue was empty, however much the socket still held, and so hid a stalled reader from
@@ -11,21 +15,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import itertools
 import logging
 import random
+import socket
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from hub.edge import tcpinfo
 from hub.edge.codec import CODECS, BadFrame, Codec, decode, encode
-from hub.edge.direct import SCOPE_KEY, direct_writer
+from hub.edge.direct import SCOPE_KEY, direct_writer, release_handshake
+from hub.edge.lobby import clean_name
 from hub.logs import log
-from hub.tables.arbitration import RoundTrips
+from hub.tables.arbitration import KernelRtt, Params, RoundTrips
+from hub.tables.chat import ChatRefused, clean_text
 from hub.tables.frames import Encoded
 from hub.tables.seat import RoomError, epoch_ms
 
@@ -52,14 +61,16 @@ def pick_codec(offered: list[str]) -> tuple[Codec, str | None]:
 
 
 _SERIALS = itertools.count(1)
+#: One for every connection (frozen): a copy of the defaults per connection was 0.2 KiB.
+ROUND_TRIP_PARAMS = Params()
 
 
 class Connection:
     # slots: a broadcast reads a few of these on every connection in a row, and at thousands of
     # connections an instance dictionary is one more cache miss per delivery
-    __slots__ = ("store", "settings", "metrics", "ws", "codec", "ip", "room", "seat", "queue", "_wake",
+    __slots__ = ("store", "settings", "metrics", "ws", "codec", "ip", "room", "seat", "queue",
                  "_closing", "_writer", "last_in", "_tokens", "_refill_at", "_ping_id", "_last_ping",
-                 "round_trips", "_direct", "_backlog", "serial")
+                 "_round_trips", "_direct", "_backlog", "serial", "_tcp", "_chat_tokens", "_chat_at", "pending")
 
     def __init__(self, store: Store, ws: WebSocket, codec: Codec, ip: str) -> None:
         self.store = store
@@ -73,24 +84,33 @@ class Connection:
         self.ip = ip
         self.room: Target | None = None
         self.seat: int | None = None
-        self.queue: deque[bytes | str | tuple[bytes | str, Callable[[float], None]]] = deque()
-        self._wake = asyncio.Event()
+        # made by the first frame that must wait (most connections never have one)
+        self.queue: deque[bytes | str | tuple[bytes | str, Callable[[float], None]]] | None = None
         self._closing: tuple[int, str] | None = None
         self._writer: asyncio.Task[None] | None = None
         self.last_in = time.monotonic()
         self._tokens = float(self.settings.frame_burst)
         self._refill_at = time.monotonic()
+        self._chat_tokens = float(self.settings.chat_burst)  # chat lines, a bucket of their own
+        self._chat_at = time.monotonic()
         self._ping_id = 0
         # a random phase: connections that came together (a hub restart, a tournament's start) would
         # otherwise all be pinged, and all answer, in the same tick; 2,000 at once stalled a loaded
         # hub for a fifth of a second every interval (bench/latency.py)
         self._last_ping = time.monotonic() - random.uniform(0, self.settings.ping_interval_s)
-        self.round_trips = RoundTrips()       # measured by server pings, for judging contests
+        # a seat's, measured by server pings, for judging its contests; made at its first ping (a
+        # spectator never grabs, so its round trips are never judged and never kept: two deques
+        # and a dict, 1.7 KiB at every one of thousands of spectators)
+        self._round_trips: RoundTrips | None = None
         self._direct = direct_writer(ws.scope.get(SCOPE_KEY)) if self.settings.direct_send else None
         # frames wait in the queue or one is between the queue and the socket: a frame written
         # directly now would overtake them (one flag rather than the queue and a second flag, read
         # on every delivery)
         self._backlog = False
+        # the client's own TCP connection, when this process holds it: its kernel's round trip bounds
+        # what a contest credits for the network (hub/edge/tcpinfo.py)
+        self._tcp = client_socket(ws) if self.settings.kernel_bound else None
+        self.pending = True  # counted among its address's WebSockets not past their hello (Rooms.admit_pending)
 
     # ---- sending -------------------------------------------------------------------------------
 
@@ -129,13 +149,21 @@ class Connection:
             self.metrics.direct += 1
             self._sent(data, written)
             return
-        if len(self.queue) >= self.settings.send_queue:
+        queue = self.queue
+        if queue is not None and len(queue) >= self.settings.send_queue:
             self.close(CLOSE_TOO_SLOW, "too slow: the send queue is full", now=True)
             self._abort()
             return
-        self.queue.append(data if written is None else (data, written))
+        if queue is None:
+            queue = self.queue = deque()
+        queue.append(data if written is None else (data, written))
         self._backlog = True
-        self._wake.set()
+        self._start_writer()
+
+    def _start_writer(self) -> None:
+        """A writer for what is queued (and the close after it), unless one runs already."""
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write())
 
     def _sent(self, data: bytes | str, written: Callable[[float], None] | None) -> None:
         if written is not None:
@@ -148,9 +176,9 @@ class Connection:
             return
         self._closing = (code, reason)
         self.metrics.closes.labels(str(code)).inc()
-        if now:
+        if now and self.queue is not None:
             self.queue.clear()
-        self._wake.set()
+        self._start_writer()
 
     def _abort(self) -> None:
         """Drop a reader that stopped reading: its socket is full, so no close frame could get through."""
@@ -163,39 +191,63 @@ class Connection:
             transport.abort()
 
     async def _write(self) -> None:
+        """Drain the queue, then close if a close was asked for, else end: the next frame that must
+        wait starts another writer. Between the empty queue and the end nothing awaits, so no frame
+        is queued without a writer to take it."""
         ws = self.ws
-        while True:
-            while self.queue:
-                item = self.queue.popleft()
-                data, written = item if isinstance(item, tuple) else (item, None)
-                if isinstance(data, bytes):
-                    await ws.send_bytes(data)
-                else:
-                    await ws.send_text(data)
-                self._sent(data, written)
-            self._backlog = False  # nothing queued, nothing in flight
-            if self._closing is not None:
-                code, reason = self._closing
-                with contextlib.suppress(Exception):
-                    await ws.close(code, reason)
-                return
-            self._wake.clear()
-            await self._wake.wait()
+        queue = self.queue
+        while queue:
+            item = queue.popleft()
+            data, written = item if isinstance(item, tuple) else (item, None)
+            if isinstance(data, bytes):
+                await ws.send_bytes(data)
+            else:
+                await ws.send_text(data)
+            self._sent(data, written)
+        self._backlog = False  # nothing queued, nothing in flight
+        if self._closing is None:
+            self._writer = None
+            self.queue = None  # a deque keeps its first block (624 bytes) however short it grows
+            return
+        code, reason = self._closing
+        with contextlib.suppress(Exception):
+            await ws.close(code, reason)
 
     # ---- the life of a connection --------------------------------------------------------------
 
+    @property
+    def round_trips(self) -> RoundTrips:
+        rt = self._round_trips
+        if rt is None:
+            rt = self._round_trips = RoundTrips(ROUND_TRIP_PARAMS)
+        return rt
+
+    @round_trips.setter
+    def round_trips(self, rt: RoundTrips) -> None:
+        self._round_trips = rt
+
     async def run(self) -> None:
-        self._writer = asyncio.create_task(self._write())
         self.store.conns.add(self)
         self.metrics.connections.labels("pending").inc()
         role = "pending"
         try:
-            hello = await self._hello()
-            if hello is not None:
+            # only whether: the hello frame itself is not kept for the connection's life
+            said = await self._hello() is not None
+            self.pending = False
+            self.store.rooms.said_hello(self.ip)
+            if said:
                 role = "seat" if self.seat is not None else "spectator"
                 self.metrics.connections.labels("pending").dec()
                 self.metrics.connections.labels(role).inc()
-                await self._serve()
+                # the receive loop in this frame, awaiting Starlette's receive itself: an idle
+                # connection waits here, and every coroutine between it and the protocol is
+                # 0.2-0.3 KiB held as long
+                receive = self.ws.receive
+                while self._closing is None:
+                    data = self._payload(await receive())
+                    if data is None:
+                        break
+                    self._handle(data)
         except (WebSocketDisconnect, ConnectionError):
             pass
         except Exception:  # noqa: BLE001 - one broken connection must not disturb the rest
@@ -208,11 +260,13 @@ class Connection:
                 self.room.detach(self)
             if self._closing is None:
                 self._closing = (1000, "")
-            self._wake.set()
+            self._start_writer()  # or the one writing sees the close once it has drained the queue
+            writer = self._writer
+            assert writer is not None
             with contextlib.suppress(asyncio.TimeoutError, Exception):
-                await asyncio.wait_for(self._writer, 2)
-            if not self._writer.done():
-                self._writer.cancel()
+                await asyncio.wait_for(writer, 2)
+            if not writer.done():
+                writer.cancel()
 
     async def _receive(self, timeout: float | None = None) -> bytes | str | None:
         """The next frame's payload, or None once the socket is gone."""
@@ -220,6 +274,11 @@ class Connection:
             msg = await self.ws.receive()
         else:
             msg = await asyncio.wait_for(self.ws.receive(), timeout)
+        return self._payload(msg)
+
+    def _payload(self, msg: Message) -> bytes | str | None:
+        """A received message's payload, counted and checked; None once the socket is gone or the
+        frame was too large."""
         if msg["type"] == "websocket.disconnect":
             return None
         data: bytes | str | None = msg.get("bytes")
@@ -271,24 +330,22 @@ class Connection:
                 self.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
                 return None
         self.room, self.seat = room, seat
-        room.attach(self, seat, resume)
+        chat_after = frame.get("chat")  # the last chat line the client holds (an addition)
+        room.attach(self, seat, resume, chat_after if is_int(chat_after) else None)
         self.ping()  # a first round trip at once, so contests can judge this connection soon
         log(logger, logging.DEBUG, "hello", room=room.rid, seat=seat, resume=resume)
         return frame
 
-    async def _serve(self) -> None:
-        while self._closing is None:
-            data = await self._receive()
-            if data is None:
-                return
-            if not self._allow():
-                continue
-            try:
-                frame = decode(data, self.codec)
-            except BadFrame as e:
-                self.refuse(None, "bad_frame", str(e))
-                continue
-            self._dispatch(frame)
+    def _handle(self, data: bytes | str) -> None:
+        """One received frame: counted against the rate, decoded and dispatched."""
+        if not self._allow():
+            return
+        try:
+            frame = decode(data, self.codec)
+        except BadFrame as e:
+            self.refuse(None, "bad_frame", str(e))
+            return
+        self._dispatch(frame)
 
     def _allow(self) -> bool:
         """A token bucket: past the burst a frame is refused; far past it the connection is closed."""
@@ -328,6 +385,8 @@ class Connection:
                 room.contests.grab(self, fid, action)
                 return
             room.submit(self.seat, action, conn=self, act_id=fid, seq=seq)
+        elif t == "say":
+            self._say(fid, frame)
         elif t == "ping":
             if not is_int(fid):
                 self.refuse(None, "bad_message", "ping needs an integer id")
@@ -344,17 +403,64 @@ class Connection:
         else:
             self.refuse(fid if is_int(fid) else None, "bad_message", f"unknown frame type {t[:40]!r}")
 
+    def _say(self, fid: Any, frame: dict[str, Any]) -> None:
+        """A chat line (docs/protocol.md): checked here, where the socket is, so a refused line goes
+        no further; then said at the table, acked once every connection was sent it."""
+        if not is_int(fid):
+            self.refuse(None, "bad_message", "say needs an integer id")
+            return
+        text, name = frame.get("text"), frame.get("name")
+        if not isinstance(text, str) or (name is not None and not isinstance(name, str)):
+            self.refuse(fid, "bad_message", "say needs a string text and an optional string name")
+            return
+        try:
+            text = clean_text(text, self.settings.chat_max_chars)
+            # a seat speaks under its seat's name; a spectator may give one (the lobby's rules)
+            spoken = clean_name(name, self.settings.name_max) if self.seat is None and name is not None else None
+        except ChatRefused as e:
+            self.refuse(fid, e.code, e.message)
+            return
+        except RoomError as e:
+            self.refuse(fid, e.code, e.message)
+            return
+        if not self._chat_allow():
+            self.refuse(fid, "rate_limited", "too many chat lines; wait a moment")
+            return
+        room = self.room
+        assert room is not None
+        room.say(self.seat, spoken, text, conn=self, say_id=fid)
+
+    def _chat_allow(self) -> bool:
+        """Chat lines per connection: a token bucket of `--chat-burst` lines, refilled at
+        `--chat-per-min`; a line past it is refused and not said."""
+        now = time.monotonic()
+        rate = self.settings.chat_per_min / 60
+        self._chat_tokens = min(float(self.settings.chat_burst), self._chat_tokens + (now - self._chat_at) * rate)
+        self._chat_at = now
+        if self._chat_tokens < 1:
+            return False
+        self._chat_tokens -= 1
+        return True
+
     # ---- round trips and liveness --------------------------------------------------------------
 
     def ping(self) -> None:
         self._ping_id += 1
         self._last_ping = time.monotonic()
         pid = self._ping_id
+        frame = {"t": "ping", "id": pid, "s": epoch_ms()}
+        if self.seat is None:
+            self.send_frame(frame)  # a spectator's pings are for liveness only
+            return
         # the round trip starts when the ping is written, not when it is queued
-        self.send_timed({"t": "ping", "id": pid, "s": epoch_ms()}, lambda at: self.round_trips.sent(pid, at))
+        self.send_timed(frame, lambda at: self.round_trips.sent(pid, at))
+
+    def kernel_rtt(self) -> KernelRtt | None:
+        return tcpinfo.read(self._tcp) if self._tcp is not None else None
 
     def pong(self, pid: int) -> None:
-        self.round_trips.received(pid, time.monotonic() * 1000)
+        if self.seat is not None:
+            self.round_trips.received(pid, time.monotonic() * 1000)
 
     def tick(self, now: float) -> None:
         if self._closing is not None or self.room is None:
@@ -365,11 +471,39 @@ class Connection:
             self.ping()
 
 
-class Endpoint:
-    """`/ws` as a plain ASGI app: no per-call wrapper of a function endpoint around a long-lived socket."""
+PROXY_HEADERS = (b"x-forwarded-for", b"forwarded", b"x-real-ip")
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await endpoint(WebSocket(scope, receive, send))
+
+def client_socket(ws: WebSocket) -> tcpinfo.Sock | None:
+    """The TCP socket of the client itself, or None where the hub cannot see it: a loopback peer or
+    a forwarding header means a proxy (or a tunnel) terminated the client's connection, and its
+    kernel's round trip would be that of the last hop, not the client's."""
+    peer = ws.scope.get("client") or ("", 0)
+    try:
+        addr = ipaddress.ip_address(str(peer[0]))
+        mapped = addr.ipv4_mapped if isinstance(addr, ipaddress.IPv6Address) else None
+        if addr.is_loopback or (mapped is not None and mapped.is_loopback):
+            return None
+    except ValueError:
+        return None  # a Unix socket or no address: not the client's TCP connection
+    if any(name in PROXY_HEADERS for name, _ in ws.scope.get("headers") or ()):
+        return None
+    protocol = getattr(ws.scope.get(SCOPE_KEY), "__self__", None)
+    transport = getattr(protocol, "transport", None)
+    sock: Any = transport.get_extra_info("socket") if transport is not None else None
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.type != socket.SOCK_STREAM:
+        return None
+    found: tcpinfo.Sock = sock
+    return found
+
+
+class Endpoint:
+    """`/ws` as a plain ASGI app: no per-call wrapper of a function endpoint around a long-lived socket,
+    and no frame of its own either (it returns the endpoint's coroutine for the router to await):
+    a WebSocket's call lasts as long as the connection."""
+
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        return endpoint(WebSocket(scope, receive, send))
 
 
 async def endpoint(ws: WebSocket) -> None:
@@ -383,8 +517,19 @@ async def endpoint(ws: WebSocket) -> None:
         rooms.metrics.closes.labels(str(CLOSE_TOO_SLOW)).inc()
         await ws.close(CLOSE_TOO_SLOW, "too many connections from this address")
         return
+    if not rooms.admit_pending(ip):
+        rooms.release(ip)
+        await ws.accept(subprotocol=chosen)
+        rooms.metrics.closes.labels(str(CLOSE_TOO_SLOW)).inc()
+        await ws.close(CLOSE_TOO_SLOW, "too many connections from this address waiting to say hello")
+        return
+    conn: Connection | None = None
     try:
         await ws.accept(subprotocol=chosen)
-        await Connection(store, ws, codec, ip).run()
+        release_handshake(ws.scope.get(SCOPE_KEY))
+        conn = Connection(store, ws, codec, ip)
+        await conn.run()
     finally:
+        if conn is None or conn.pending:
+            rooms.said_hello(ip)  # or never will
         rooms.release(ip)

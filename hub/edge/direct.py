@@ -18,6 +18,7 @@ frame takes the writer.
 """
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 try:
@@ -44,6 +45,25 @@ def direct_writer(send: Any) -> Direct | None:
     if proto.conn.extensions:  # negotiated at the handshake, which is over: a frame is not the same bytes for all
         return None
     return Direct(proto)
+
+
+def release_handshake(send: Any) -> None:
+    """Let go of the handshake's request and response, once the WebSocket is open.
+
+    uvicorn's sans-I/O protocol keeps both (`request`, `response`: `websockets` objects with their
+    headers, about 4 KiB per connection in bench/memory.py) for as long as the connection lives,
+    though it reads the response only to accept and the request never after; the request's headers
+    live on in the scope. Only an open connection's are dropped; with another implementation, or
+    should the class change shape, nothing is touched and they stay."""
+    proto = getattr(send, "__self__", None)
+    if WebSocketsSansIOProtocol is None or not isinstance(proto, WebSocketsSansIOProtocol):
+        return
+    if getattr(proto, "handshake_complete", False) is not True or getattr(proto, "initial_response", None) is not None:
+        return
+    held = vars(proto)
+    for name in ("request", "response"):
+        if name in held:
+            held[name] = None
 
 
 class Direct:
@@ -82,12 +102,14 @@ def wire(data: bytes | str) -> bytes:
 
 class KeepSend:
     """ASGI middleware, outermost in the app: Starlette wraps `send` on the way in (its exception
-    handler), so the connection finds the server's own here."""
+    handler), so the connection finds the server's own here. It returns the app's coroutine rather
+    than awaiting it: a frame of its own would be held by every WebSocket for its whole life."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    def __call__(self, scope: Any, receive: Any, send: Any) -> Awaitable[None]:
         if scope.get("type") == "websocket":
             scope[SCOPE_KEY] = send
-        await self.app(scope, receive, send)
+        result: Awaitable[None] = self.app(scope, receive, send)
+        return result

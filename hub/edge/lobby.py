@@ -1,14 +1,17 @@
 """The lobby's HTTP API (PROTOCOL.md section 1): games, rooms, seats and their tokens."""
 from __future__ import annotations
 
+import asyncio
 import json
 import unicodedata
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from hub.stores.base import Store
+from hub.stores.quota import Reservation, SeatQuota
 from hub.tables.seat import RoomError
 
 MAX_BODY = 16 * 1024
@@ -34,12 +37,19 @@ def clean_name(raw: Any, longest: int = NAME_MAX) -> str:
 
 
 async def body(request: Request) -> Any:
-    limit = getattr(getattr(request.app.state, "settings", None), "max_body_bytes", MAX_BODY)
+    """The request's JSON, bounded in size and in time: the gate (hub/edge/gate.py) times the head
+    only, and a body trickled a byte a second would hold its connection for as long as it is long."""
+    settings = getattr(request.app.state, "settings", None)
+    limit = getattr(settings, "max_body_bytes", MAX_BODY)
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > limit:
-            raise RoomError("too_large", "request body too large", 413)
+    try:
+        async with asyncio.timeout(getattr(settings, "http_timeout_s", 10.0)):
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > limit:
+                    raise RoomError("too_large", "request body too large", 413)
+    except TimeoutError:
+        raise RoomError("too_slow", "the request body came too slowly", 408) from None
     if not raw:
         return {}
     try:
@@ -136,8 +146,48 @@ async def join_room(request: Request) -> Response:
         if await exists(store, rid) is False:  # an unknown room is 404 before a bad body
             return error("no_room", "no such room", 404)
         return error(e.code, e.message, e.status)
+    got = await seated(request, store, rid, lambda: store.join(rid, name, seat))
+    if isinstance(got, Response):
+        return got
+    (index, token), _ = got
+    return JSONResponse({"seat": index, "token": token})
+
+
+async def seated(request: Request, store: Store, rid: str,
+                 take: Callable[[], Awaitable[Any]]) -> tuple[Any, Reservation] | Response:
+    """Take a seat under the address's quota: counted first (a refusal is counted in the metrics), and
+    given back when the store refuses the seat; the store's answer with the quota's reservation."""
+    quota: SeatQuota = request.app.state.seat_quota
+    ip = request.client.host if request.client else ""
     try:
-        index, token = await store.join(rid, name, seat)
+        held = await quota.reserve(ip, rid, store)
+    except RoomError as e:
+        request.app.state.metrics.refused.labels("seats" if e.code == "too_many_seats" else "joins").inc()
+        return error(e.code, e.message, e.status)
+    try:
+        return await take(), held
+    except RoomError as e:
+        await quota.cancel(held)
+        return error(e.code, e.message, e.status)
+    except BaseException:
+        await asyncio.shield(quota.cancel(held))
+        raise
+
+
+async def play_again(request: Request) -> Response:
+    """A seated player of a finished room asks for the next game: the first ask makes the room (same
+    game, seats, options and bots); each asker is seated in their own seat under a new token."""
+    store = store_of(request)
+    try:
+        data = await body(request)
+        if not isinstance(data, dict):
+            raise RoomError("bad_request", "the body must be a JSON object")
     except RoomError as e:
         return error(e.code, e.message, e.status)
-    return JSONResponse({"seat": index, "token": token})
+    # a seat in a room not yet known: a join like any other
+    got = await seated(request, store, "", lambda: store.again(request.path_params["rid"], data.get("token")))
+    if isinstance(got, Response):
+        return got
+    answer, held = got
+    await request.app.state.seat_quota.assign(held, str(answer["room"]))
+    return JSONResponse(answer)

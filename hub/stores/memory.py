@@ -11,22 +11,23 @@ from hub.tables.seat import FINISHED
 class MemoryStore(Store):
     kind = "memory"
 
-    async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str) -> dict[str, Any]:
-        room = self.rooms.create(game, seats, options, bots, ip)
+    async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str,
+                     again: bool = False) -> dict[str, Any]:
+        room = self.rooms.create(game, seats, options, bots, ip, again=again)
         return {"room": room.rid, "game": room.game.id, "seats": len(room.seats)}
 
     async def listing(self) -> list[dict[str, Any]]:
-        return self.rooms.listing()
+        return self.with_next_listed(self.rooms.listing())
 
     async def info(self, rid: str) -> dict[str, Any] | None:
         room = self.rooms.get(rid)
-        return room.info() if room is not None else None
+        return await self.with_next(rid, room.info() if room is not None else None)
 
-    async def join(self, rid: str, name: str, seat: int | None) -> tuple[int, str]:
+    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
         room = self.rooms.get(rid)
         if room is None:
             raise no_room()
-        return room.join(name, seat)
+        return room.join(name, seat, bot=bot)
 
     async def replay(self, rid: str) -> dict[str, Any] | None:
         room = self.rooms.get(rid)

@@ -28,6 +28,17 @@ The cap
     round trip (never more than an honest `seen` would give, so skipping `seen` never pays); with
     no ping answered yet the cap is `cold_cap_ms`.
 
+The kernel bound
+    Pongs and `seen` are frames the client sends, so it can hold them back; its kernel's TCP
+    acknowledgements it cannot, and the kernel of the process holding the socket times those
+    (TCP_INFO, hub/edge/tcpinfo.py). Where the hub has that measurement, a `seen` may claim at most
+    `kernel_bound` = the lowest kernel round trip plus a margin for honest jitter; one that claims
+    more, or no `seen`, is credited the kernel's lowest round trip and no more, and the try is
+    marked `bounded` (so are tries whose pongs claim more than the kernel measured). A connection
+    whose claims average more than `seeking_share` of the margin is seeking the bound, not meeting
+    jitter, and is given only that share. Holding back then buys at most that share, and past it
+    nothing at all. Without the measurement (a proxy in front) the rules above stand alone.
+
 False starts
     R < floor_ms (100 ms) is refused as a false start and counted: nobody reacts to a card they
     have not yet been shown faster than that, so such a grab was sent before the card arrived.
@@ -51,7 +62,9 @@ Flagging (`ReactionStats`, one per player)
     A player whose judged times stay below human norms (at least `flag_min_tries` tries and a median
     under `human_fast_ms`, or more than `flag_fast_share` of them under it) is flagged for good and
     judged with comp = 0 from then on: raw elapsed time on the hub's clock, which no client can
-    shorten. Honest reactions (hundreds of ms) never come near; a client that fakes a long path by
+    shorten. Its false starts are still judged with the whole allowance taken out, so a grab sent on
+    receipt of the frame (one round trip after T0) never passes the floor by being flagged.
+    Honest reactions (hundreds of ms) never come near; a client that fakes a long path by
     more than the margin of human speed does.
 """
 from __future__ import annotations
@@ -81,6 +94,32 @@ class Params:
     flag_min_tries: int = 8
     flag_fast_share: float = 0.5
     stats_window: int = 32  # recent judged reactions kept per player
+    kernel_margin_ms: float = 15.0  # the kernel bound: lowest kernel round trip plus this ...
+    kernel_margin_share: float = 0.2  # ... plus this share of it (jitter grows with the path)
+    seeking_share: float = 0.5  # a connection whose mean claim over the kernel uses more of the margin
+    seeking_min: int = 8  # than this share (over at least this many claims) is given only this share
+
+
+@dataclass(frozen=True)
+class KernelRtt:
+    """What the kernel holding a connection's socket measured of its round trip (TCP_INFO), in ms:
+    from TCP acknowledgements, which no application can hold back."""
+
+    rtt_ms: float  # smoothed (tcpi_rtt)
+    rttvar_ms: float  # its mean deviation (tcpi_rttvar)
+    min_rtt_ms: float  # lowest in the kernel's window of minutes (tcpi_min_rtt)
+
+
+def kernel_bound(kernel: KernelRtt | None, params: Params) -> float | None:
+    """The most network delay a connection's `seen` can claim, by its kernel's measurement: the
+    lowest round trip plus `kernel_margin_ms` plus `kernel_margin_share` of it (an honest `seen`
+    meets the path's jitter, which grows with the path). The smoothed round trip is not used: a
+    receiver's delayed acknowledgements (40 ms and more on Linux) inflate it, and a client that
+    leaves frames unanswered gets them. None with no measurement (the hub does not hold the
+    client's TCP connection)."""
+    if kernel is None or kernel.min_rtt_ms <= 0:
+        return None
+    return kernel.min_rtt_ms * (1 + params.kernel_margin_share) + params.kernel_margin_ms
 
 
 # --- round trips --------------------------------------------------------------------------------
@@ -93,6 +132,7 @@ class RoundTrips:
         self._pending: dict[int, float] = {}
         self._samples: deque[float] = deque(maxlen=self.params.history)
         self._cap: float | None = None
+        self._excess: deque[float] = deque(maxlen=self.params.history)
 
     def sent(self, ping_id: int, at: float) -> None:
         if ping_id in self._pending:
@@ -133,6 +173,19 @@ class RoundTrips:
         """The lowest recent round trip (0 with none): what a grab without `seen` is credited."""
         return min(self._samples) if self._samples else 0.0
 
+    def claimed(self, excess: float | None) -> None:
+        """Note what a `seen` claimed over the kernel's lowest round trip (`Judgement.excess`)."""
+        if excess is not None:
+            self._excess.append(excess)
+
+    def typical_excess(self) -> float | None:
+        """The mean of the recent claims over the kernel's lowest round trip (each at most the margin,
+        so one spike moves it little); None with too few. A mean, not a median: a client could put
+        half its claims at the whole margin and keep a median low."""
+        if len(self._excess) < self.params.seeking_min:
+            return None
+        return statistics.fmean(self._excess)
+
 
 # --- one connection's stamps and its judged reaction --------------------------------------------
 
@@ -159,26 +212,55 @@ class Judgement:
     comp_ms: float = 0.0  # the network delay taken out
     false_start: bool = False
     late: bool = False  # arrived after the window
+    bounded: bool = False  # the seat claimed more delay than its kernel measured, and was held to that
+    kernel: bool = False  # judged with a kernel bound (False: the hub cannot see the client's TCP)
+    excess: float | None = None  # what its `seen` claimed over the kernel's lowest round trip (for RoundTrips.claimed)
 
 
 def judge(stamp: Stamp, trips: RoundTrips, params: Params | None = None,
-          stats: ReactionStats | None = None) -> Judgement:
-    """R = G - T0 - comp, comp = min(A - T0, cap, c_max); see the module's docstring for why."""
+          stats: ReactionStats | None = None, kernel: KernelRtt | None = None) -> Judgement:
+    """R = G - T0 - comp, comp = min(A - T0, cap, kernel bound); see the module's docstring for why."""
     p = params or trips.params
     if stamp.t0 is None or stamp.grab is None:
         raise ValueError("a judgement needs the moment the frame was written and the grab arrived")
     cap = min(stamp.cap if stamp.cap is not None else trips.cap(), p.c_max_ms)
+    bound = kernel_bound(kernel, p)
     seen = stamp.seen
-    if stats is not None and stats.flagged:
-        comp = 0.0
-    elif seen is not None and stamp.t0 <= seen <= stamp.grab:
-        comp = min(seen - stamp.t0, cap)
-    else:
-        comp = min(trips.floor(), cap)
-    comp = max(0.0, comp)
+    has_seen = seen is not None and stamp.t0 <= seen <= stamp.grab
+    claimed = max(0.0, seen - stamp.t0 if seen is not None and has_seen else trips.floor())
     elapsed = stamp.grab - stamp.t0
+    # its pongs (the cap without its margin) claim a longer path than the kernel measured
+    pongs = bound is not None and trips.samples and cap - p.margin_ms > bound
+    excess = None
+    if kernel is not None and bound is not None and has_seen:
+        excess = min(max(0.0, claimed - kernel.min_rtt_ms), bound - kernel.min_rtt_ms)
+    seeking = False
+    if kernel is not None and bound is not None:
+        # a connection whose `seen` typically claims most of the margin is seeking the bound, not
+        # meeting jitter (honest claims sit near the kernel's lowest round trip, their mean well
+        # inside the margin): it is given only part of the margin
+        typical = trips.typical_excess()
+        part = (bound - kernel.min_rtt_ms) * p.seeking_share
+        if typical is not None and typical > part:
+            bound, seeking = kernel.min_rtt_ms + part, True
+    allowance = cap if bound is None else min(cap, bound)
+    if kernel is not None and bound is not None and (claimed > bound or not has_seen):
+        # a `seen` that claims more than the bound, or none: credited the kernel's own lowest round
+        # trip and no more, so holding it back past the bound buys nothing at all
+        claim = min(claimed, kernel.min_rtt_ms)
+        bounded = bool(pongs) or claimed > bound
+    else:
+        claim, bounded = claimed, bool(pongs) or seeking
+    if stats is not None and stats.flagged:
+        # no allowance at all; and a false start is judged as if the whole allowance were given, so
+        # a grab sent on receipt of the frame stays one however long it has been flagged
+        comp = 0.0
+        false_start = elapsed - allowance < p.floor_ms
+    else:
+        comp = min(claim, allowance)
+        false_start = elapsed - comp < p.floor_ms
     reaction = elapsed - comp
-    return Judgement(reaction, comp, reaction < p.floor_ms, elapsed > p.window_ms)
+    return Judgement(reaction, comp, false_start, elapsed > p.window_ms, bounded, bound is not None, excess)
 
 
 # --- one contest, on the room's owner -----------------------------------------------------------
@@ -201,13 +283,14 @@ class Outcome:
     tied: tuple[int, ...]
     secret: str  # hex
     commit: str
+    bounded: tuple[int, ...] = ()  # seats whose network allowance was held to their kernel's bound
 
     def event(self) -> dict[str, Any]:
         """The protocol's contest_result event (times in whole ms), plus the tied seats."""
         return {"t": "event", "kind": "contest_result", "contest": self.cid, "winner": self.winner,
                 "judged": {str(s): round(ms) for s, ms in self.judged.items()},
                 "refused": {str(s): why for s, why in self.refused.items()},
-                "tied": list(self.tied), "secret": self.secret}
+                "tied": list(self.tied), "bounded": list(self.bounded), "secret": self.secret}
 
 
 class Arbiter:
@@ -228,6 +311,7 @@ class Arbiter:
         self.tries: dict[int, float] = {}
         self.accepted: dict[int, float] = {}
         self.refused: dict[int, str] = {}
+        self.bounded: set[int] = set()
         self._last = opened
         self._outcome: Outcome | None = None
 
@@ -264,6 +348,8 @@ class Arbiter:
             self.refused.setdefault(seat, "duplicate")
             return "duplicate"
         self.tries[seat] = judgement.reaction_ms
+        if judgement.bounded:
+            self.bounded.add(seat)
         self._last = max(self._last, now)
         reason = "false_start" if judgement.false_start else "late" if judgement.late else None
         if reason is not None:
@@ -298,7 +384,8 @@ class Arbiter:
                 tied = tuple(sorted(s for s, r in self.accepted.items() if r - best <= self.params.bucket_ms))
                 winner = tied[lottery(self._secret, self.cid, len(tied))]
             self._outcome = Outcome(self.cid, winner, dict(sorted(self.tries.items())),
-                                    dict(sorted(self.refused.items())), tied, self._secret.hex(), self.commit)
+                                    dict(sorted(self.refused.items())), tied, self._secret.hex(), self.commit,
+                                    tuple(sorted(self.bounded)))
         return self._outcome
 
 

@@ -44,7 +44,8 @@ def checked(old: Any, new: Any, ops: list[dict[str, Any]], verify: bool) -> list
 
 
 class Audience:
-    __slots__ = ("key", "seat", "seq", "view", "history", "legal_at", "conns", "_welcome", "_packs", "_packed")
+    __slots__ = ("key", "seat", "seq", "view", "history", "legal_at", "conns", "stale", "_welcome", "_packs",
+                 "_packed")
 
     def __init__(self, seat: int | None, history: int) -> None:
         self.key = audience_key(seat)
@@ -55,6 +56,9 @@ class Audience:
         # seq -> the legal list of that view, to tell `stale` from `illegal`
         self.legal_at: deque[tuple[int, list[Any]]] = deque(maxlen=64)
         self.conns: set[Peer] = set()
+        # a room rebuilt without its views (hub.tables.persist) knows this audience's seq but not what
+        # it was shown: its next view goes out whole, as the next seq, so the log stays gapless
+        self.stale = False
         self._welcome: Encoded | None = None
         self._packs: Packs = {}
         self._packed: dict[str, Any] | None = None  # the view `_packs` encodes (`view` may be set directly)
@@ -63,18 +67,27 @@ class Audience:
         """Take the new view; return the encoded delta, or None when nothing this audience sees moved.
         `shared` carries what the room's other audiences worked out in the same change."""
         if self.view is None:
-            self.view = view
-            self.legal_at.append((self.seq, view.get("legal") or []))
-            return None
+            if not self.stale:
+                self.view = view
+                self.legal_at.append((self.seq, view.get("legal") or []))
+                return None
+            self.stale = False
+            return self._sent([{"op": "replace", "path": "", "value": view}], view)
         if self._packed is not self.view:
             self._packs, self._packed = packs_of(self.view), self.view
         ops, packs = diff_view(self.view, view, self._packs, Shared() if shared is None else shared)
         ops = checked(self.view, view, ops, verify)
         if not ops:
             return None
+        return self._sent(ops, view, packs)
+
+    def _sent(self, ops: list[dict[str, Any]], view: dict[str, Any], packs: Packs | None = None) -> Encoded:
         self.seq += 1
         self.view = view
-        self._packs, self._packed = packs, view
+        if packs is None:
+            self._packs, self._packed = {}, None
+        else:
+            self._packs, self._packed = packs, view
         self._welcome = None
         if self.seat is not None:
             self.legal_at.append((self.seq, view.get("legal") or []))

@@ -13,6 +13,8 @@ import logging
 import math
 import secrets
 import time
+from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +58,54 @@ def grab_refusal(offer: Offer | None, conn: Peer, tried: bool) -> str | None:
     return None
 
 
+#: How many offers of contests that closed are remembered, to tell a late grab how late it is.
+CLOSED_KEPT = 64
+
+
+class Closed:
+    """The offers of contests that closed lately, and when each closed (this process's clock): a
+    grab naming one is answered `too_late` with by how much, not a bare `illegal` that reads as a
+    bug. A few contests' worth at most: a grab later than that is as good as unknown."""
+
+    def __init__(self) -> None:
+        self._at: OrderedDict[str, tuple[Peer, float]] = OrderedDict()
+
+    def closed(self, offers: Iterable[Offer], at: float) -> None:
+        for offer in offers:
+            if not offer.tried:
+                self._at[offer.nonce] = (offer.conn, at)
+        while len(self._at) > CLOSED_KEPT:
+            self._at.popitem(last=False)
+
+    def late_by(self, conn: Peer, nonce: Any, at: float) -> float | None:
+        """How long before `at` the contest of this connection's nonce closed; None if it names none."""
+        got = self._at.get(nonce) if isinstance(nonce, str) else None
+        if got is None or got[0] is not conn:
+            return None
+        return max(0.0, at - got[1])
+
+
+def too_late(conn: Peer, act_id: Any, late_by_ms: float) -> None:
+    """The answer to a grab after the window: its own code and how late, for the page to say so."""
+    ms = max(1, round(late_by_ms))
+    conn.send_frame({"t": "error", "id": act_id, "code": "too_late", "late_by_ms": ms,
+                     "message": f"the contest closed {ms} ms before this grab arrived"})
+
+
+def late_by_judged(judgement: arb.Judgement, params: arb.Params) -> float | None:
+    """By how much a judged grab came after its own window (None when within it)."""
+    if not judgement.late:
+        return None
+    return judgement.reaction_ms + judgement.comp_ms - params.window_ms
+
+
+def allowance(cap: float, conn: Peer, params: arb.Params) -> float:
+    """The most network delay a seat can be credited, as its frame is written: its cap, held to its
+    kernel's bound where there is one (for the arbiter's settling bound)."""
+    bound = arb.kernel_bound(conn.kernel_rtt(), params)
+    return cap if bound is None else min(cap, bound)
+
+
 @dataclass
 class Open:
     contest: Contest
@@ -74,6 +124,8 @@ class ContestRunner:
             self.params = dataclasses.replace(self.params, window_ms=float(room.hub_options["grab_window_ms"]))
         self.open: Open | None = None
         self.stats: dict[int, arb.ReactionStats] = {}
+        self.closed = Closed()
+        self.late_ms = 0.0  # by how much the last try the owner refused as late came after the close
         self._count = 0
 
     # ---- opening --------------------------------------------------------------------------------
@@ -128,7 +180,7 @@ class ContestRunner:
         if offer.stamp.t0 is None and op is not None and offer.nonce in op.offers:
             offer.stamp.t0 = at
             offer.stamp.cap = offer.conn.round_trips.cap()
-            op.arbiter.written(offer.seat, at, offer.stamp.cap)
+            op.arbiter.written(offer.seat, at, allowance(offer.stamp.cap, offer.conn, self.params))
             self._schedule_settle()
 
     def _bot_try(self, seat: int) -> None:
@@ -173,22 +225,32 @@ class ContestRunner:
                                                              for o in op.offers.values())
         refusal = grab_refusal(offer, conn, tried)
         if refusal is not None:
-            conn.error(act_id, "illegal", refusal)
+            late = self.closed.late_by(conn, nonce, at) if offer is None else None
+            if late is not None:
+                too_late(conn, act_id, late)
+            else:
+                conn.error(act_id, "illegal", refusal)
             return
         assert op is not None and offer is not None  # an offer exists only while its contest is open
         offer.tried = True
         offer.stamp.grab = at
         stats = self.stats.setdefault(offer.seat, arb.ReactionStats(self.params))
-        judgement = arb.judge(offer.stamp, conn.round_trips, self.params, stats)
+        judgement = arb.judge(offer.stamp, conn.round_trips, self.params, stats, conn.kernel_rtt())
+        conn.round_trips.claimed(judgement.excess)
+        self.room.metrics.contest_tries.labels("kernel" if judgement.kernel else "none").inc()
         if judgement.false_start:
             self.room.metrics.false_starts.inc()
             log(logger, logging.INFO, "false start", room=self.room.rid, seat=offer.seat,
                 judged_ms=round(judgement.reaction_ms, 1))
         refused = op.arbiter.submit(offer.seat, judgement, at)
         if refused == "late":
-            conn.error(act_id, "illegal", "the contest is closed")
+            too_late(conn, act_id, max(0.0, at - op.arbiter.closes_at))
             return
-        conn.send_frame({"t": "ack", "id": act_id})
+        late = late_by_judged(judgement, self.params)
+        if late is not None:  # counted (the result lists it as refused late), answered as what it is
+            too_late(conn, act_id, late)
+        else:
+            conn.send_frame({"t": "ack", "id": act_id})
         self._schedule_settle()
 
     def written_remote(self, cid: str, seat: int, cap: float | None) -> None:
@@ -205,7 +267,10 @@ class ContestRunner:
         grab on its own clock and sends the judged time; None when it counts, else why not."""
         op = self.open
         if op is None or op.cid != cid:
+            self.late_ms = 0.0  # settled already: the edge's own book knows when it closed there
             return "late"
+        self.late_ms = max(0.0, now_ms() - op.arbiter.closes_at)
+        self.room.metrics.contest_tries.labels("kernel" if judgement.kernel else "none").inc()
         if judgement.false_start:
             self.room.metrics.false_starts.inc()
         refused = op.arbiter.submit(seat, judgement, now_ms())
@@ -262,6 +327,7 @@ class ContestRunner:
             self.open = None
 
     def _cancel(self, op: Open) -> None:
+        self.closed.closed(op.offers.values(), now_ms())
         for h in (op.settle_handle, op.close_handle):
             if h is not None:
                 h.cancel()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from hub.tables.arbitration import RoundTrips
+from hub.tables.arbitration import KernelRtt, RoundTrips
 from hub.tables.frames import Encoded
 
 
@@ -27,3 +27,7 @@ class Peer(Protocol):
     def close(self, code: int, reason: str, now: bool = False) -> None: ...
     def ping(self) -> None: ...
     def tick(self, now: float) -> None: ...
+    def kernel_rtt(self) -> KernelRtt | None:
+        """The kernel's round trip of the client's own TCP connection now; None where this process
+        does not hold it (a proxy in front, or the kernel bound is off)."""
+        ...

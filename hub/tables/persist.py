@@ -8,11 +8,12 @@ engine's state is written by rules/snapshot.py, never pickled).
 - Each change is one **entry**: what the engine needs to replay it (the action and its seat, or the
   join), what the hub added (status, deadline and its phase, every audience's seq after it) and each
   changed audience's delta as the msgpack bytes its connections received. Keys: `n` (1, 2, ...),
-  `k` (`act`, `join`, `start`, `sync`), `s` seat, `a` action, `by`, `aid` (the action's id, for
-  idempotence), `nm`/`th`/`jid` (a join's name, token hash and join id), `st` status, `dl` deadline,
-  `dp` deadline phase, `q` {audience: seq}, `d` {audience: delta bytes}, `ts` epoch ms, `bk` banks.
+  `k` (`act`, `join`, `start`, `chat`, `sync`), `ln` a chat line (hub/tables/chat.py; no delta),
+  `s` seat, `a` action, `by`, `aid` (the action's or chat line's id, for idempotence),
+  `nm`/`th`/`jid` (a join's name, token hash and join id), `st` status, `dl` deadline, `dp` deadline phase,
+  `q` {audience: seq}, `d` {audience: delta bytes}, `ts` epoch ms, `bk` banks.
 - A **snapshot** is the room after entry `n`: the engine's state, seats, every audience's (seq,
-  view), the action log and the ids recently applied.
+  view), the action log, the chat lines kept and the ids recently applied.
 
 A room comes back from its latest snapshot and the entries after it. When the snapshot cannot be
 read (another format version, a state whose types changed, bytes that are not a snapshot) it is
@@ -71,9 +72,12 @@ class Restored:
 
 
 def record_of(room: Room, created_ms: int) -> bytes:
-    return pack({"game": room.game.id, "seats": len(room.seats), "options": room.options,
-                 "hub_options": room.hub_options, "seed": room.seed,
-                 "bots": [s.index for s in room.seats if s.bot], "created": created_ms})
+    rec = {"game": room.game.id, "seats": len(room.seats), "options": room.options,
+           "hub_options": room.hub_options, "seed": room.seed,
+           "bots": [s.index for s in room.seats if s.bot], "created": created_ms}
+    if room.again:  # a next game: whichever process holds it after a restart seats its bots in time
+        rec["again"] = True
+    return pack(rec)
 
 
 def deadline_phase(room: Room) -> list[Any] | None:
@@ -102,7 +106,8 @@ def snapshot_of(room: Room, n: int, recent: list[list[Any]]) -> bytes:
                  "seats": [[s.name, s.token_hash, s.bot] for s in room.seats],
                  "aud": {key: [aud.seq, aud.view] for key, aud in room.audiences.items()},
                  "log": [[seat, action] for seat, action in room.log],
-                 "recent": recent, "ts": epoch_ms()})
+                 "recent": recent, "ts": epoch_ms(), "abandoned": room.abandoned,
+                 "chat": list(room.chat.lines)})
 
 
 def snapshot_n(snap_b: bytes) -> int:
@@ -164,6 +169,9 @@ def restore(house: House, rid: str, rec_b: bytes, snap_b: bytes, entries: list[t
         seat.name, seat.token_hash, seat.bot = name, th, bool(bot)
     room.status, room.deadline, room.actions = snap["status"], snap["deadline"], int(snap["actions"])
     room.log = [(seat, action) for seat, action in snap.get("log") or []]
+    room.abandoned = bool(snap.get("abandoned"))
+    for line in snap.get("chat") or []:
+        room.chat.add(line)
     if room.clock.banked and isinstance(snap.get("banks"), list):
         room.clock.bank_ms = [int(b) for b in snap["banks"]]
     room.clock.restore(None if snap["dp"] is None else (snap["dp"][0], frozenset(snap["dp"][1])), room.deadline)
@@ -203,14 +211,15 @@ def _follow(room: Room, rec: dict[str, Any], n: int, views: dict[str, list[Any]]
         n = en
     for key, aud in room.audiences.items():
         aud.seq, aud.view = views[key]
-        if aud.view is None:  # changed since the snapshot, not patched: `wake` shows it afresh
-            aud.seq += 1
+        # changed since the snapshot, not patched: `wake` sends it whole, as the next seq (in the log)
+        aud.stale = aud.view is None
         aud.history.clear()
         aud.legal_at.clear()
         if aud.seat is not None and aud.view is not None:
             aud.legal_at.append((aud.seq, aud.view.get("legal") or []))
     now_ms, mono = epoch_ms(), time.monotonic()
     room.created = mono - max(0, now_ms - int(rec.get("created", now_ms))) / 1000
+    room.again = bool(rec.get("again"))
     if finished_ts is not None:
         room.finished_at = mono - max(0, now_ms - int(finished_ts)) / 1000
     return Restored(room, n, recent)
@@ -230,6 +239,11 @@ def apply_entry(room: Room, e: dict[str, Any], views: dict[str, list[Any]], fres
     elif k == "join":
         seat = room.seats[int(e["s"])]
         seat.name, seat.token_hash = e["nm"], e["th"]
+        seat.bot = bool(e.get("bt"))
+    elif k == "abandon":
+        room.abandoned = True
+    elif k == "chat":
+        room.chat.add(e["ln"])
     room.status, room.deadline = e["st"], e["dl"]
     if room.clock.banked and isinstance(e.get("bk"), list):
         room.clock.bank_ms = [int(b) for b in e["bk"]]

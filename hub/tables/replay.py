@@ -2,6 +2,8 @@
 
 A replay shows what a spectator saw, step by step: the first view, then one RFC 6902 patch per
 action. Spectators' views hold nothing hidden, so a replay reveals nothing a watcher did not see.
+The chat lines the room kept come with it, each placed by `step`: the number of steps shown when it
+was said (a viewer at step k shows the lines whose step is at most k).
 """
 from __future__ import annotations
 
@@ -25,11 +27,15 @@ def build(room: Room) -> dict[str, Any]:
     state = room.game.setup(len(room.seats), room.seed, room.options)
     first = prev = spectator_view(room, state)
     steps: list[dict[str, Any]] = []
+    shown = [0]  # after i actions, how many steps a replay shows
     for seat, action in room.log:
         room.game.apply(state, seat, dict(action))
         view = spectator_view(room, state)
         ops = diff(prev, view)
         if ops:
             steps.append({"seat": seat, "ops": ops})
+        shown.append(len(steps))
         prev = view
-    return {"room": room.rid, "game": room.game.id, "view": first, "steps": steps, "final": prev}
+    chat = [dict(line, step=shown[min(max(0, int(line.get("move") or 0)), len(shown) - 1)])
+            for line in room.chat.lines]
+    return {"room": room.rid, "game": room.game.id, "view": first, "steps": steps, "final": prev, "chat": chat}

@@ -18,11 +18,12 @@ import msgpack
 
 from hub.logs import log
 from hub.tables.audience import Audience, audience_key
+from hub.tables.chat import SPECTATOR, TO_ALL, TO_SPECTATORS, ChatLog, deliver
 from hub.tables.clock import Clock
 from hub.tables.contests import ContestRunner
 from hub.tables.delta import Shared
 from hub.tables.frames import Encoded
-from hub.tables.seat import BOT_NAMES, FINISHED, PLAYING, WAITING, RoomError, Seat
+from hub.tables.seat import BOT_NAMES, FINISHED, PLAYING, WAITING, RoomError, Seat, epoch_ms, epoch_ms_at
 from hub.tokens import hash_token, matches, new_token
 from rules.engine import Game, IllegalAction, declares_contests
 
@@ -52,6 +53,18 @@ class Journal(Protocol):
         """Run `fn` once what was recorded so far is shown to this process's connections."""
 
 logger = logging.getLogger("hub.tables.room")
+
+#: Another process's count of spectators stands this long after it last told it: three times the
+#: period at which a relay says it again (hub.stores.redis.ownership.PRESENCE_S), so a process that
+#: died stops counting.
+REMOTE_WATCH_S = 15.0
+
+#: Engine events the hub relays as `event` frames to every connection of a room, per game: only
+#: kinds whose every field is public (docs/protocol.md). Waterfall Park's offers are public, and an
+#: author must learn at once that an offer was declined, withdrawn, traded or voided.
+RELAYED_EVENTS: dict[str, frozenset[str]] = {
+    "waterfall_park": frozenset({"declined", "withdrawn", "trade", "void", "failed"}),
+}
 
 def keepable(action: Any) -> Any:
     """A private copy of an action for the replay log. Actions come from the network as any decoded
@@ -88,6 +101,11 @@ class Room:
         self.seats = [Seat(i) for i in range(seats)]
         self.status = WAITING
         self.created = time.monotonic()
+        self.remote_watchers: dict[str, tuple[int, float]] = {}  # process -> (spectators, told at)
+        # the next game of a finished room (play again): once the grace after it was made is over,
+        # its free seats get bots (Rooms' tick, on the process holding it), so those who asked
+        # are not kept waiting for those who did not; kept in the room's record
+        self.again = False
         self.finished_at: float | None = None
         self.state = None
         self.audiences: dict[str, Audience] = {}
@@ -103,6 +121,9 @@ class Room:
         # timed contests, for games that declare them
         self.contests = ContestRunner(self) if declares_contests(game) else None
         self.journal: Journal | None = None  # None on the in-memory backend: changes go out at once
+        self.abandoned = False  # ended because no human was connected for --abandon-s
+        self.alone_since: float | None = None  # monotonic time since when no human is connected
+        self.chat = ChatLog(self.settings.chat_history)  # the last lines said at the table
 
     # ---- seats ---------------------------------------------------------------------------------
 
@@ -114,8 +135,9 @@ class Room:
         return sum(1 for s in self.seats if s.name is not None)
 
     def join(self, name: str, seat: int | None, token_hash: str | None = None,
-             jid: str | None = None) -> tuple[int, str]:
-        """Seat a player; the token is made here unless the edge process made it and sent its hash."""
+             jid: str | None = None, bot: bool = False) -> tuple[int, str]:
+        """Seat a player; the token is made here unless the edge process made it and sent its hash.
+        `bot`: a hub bot takes the seat (a next game's seat nobody asked for, after the grace)."""
         if self.status == FINISHED:
             raise RoomError("game_over", "this game has finished", 409)
         if seat is None:
@@ -132,11 +154,23 @@ class Room:
         token = new_token() if token_hash is None else ""
         target.name = name
         target.token_hash = hash_token(token) if token_hash is None else token_hash
-        log(logger, logging.INFO, "seat taken", room=self.rid, seat=target.index)
-        self.refresh({"k": "join", "s": target.index, "nm": name, "th": target.token_hash, "jid": jid})
+        target.bot = bot
+        # a player seated over HTTP is away until a connection holds the seat, like one who left
+        target.dropped_at = None if bot else time.monotonic()
+        log(logger, logging.INFO, "seat taken", room=self.rid, seat=target.index, bot=bot)
+        self.refresh({"k": "join", "s": target.index, "nm": name, "th": target.token_hash, "jid": jid,
+                      "bt": True if bot else None})
         if self.taken() == len(self.seats):
             self.start()
         return target.index, token
+
+    def bots_for_free(self) -> None:
+        """The grace after a next game was made is over: a seat nobody took (its player did not
+        ask, and nobody came from the lobby) gets a hub bot."""
+        self.again = False
+        for s in self.seats:
+            if s.name is None and self.status == WAITING:
+                self.join(BOT_NAMES[s.index % len(BOT_NAMES)], s.index, bot=True)
 
     def seat_of(self, token: str) -> int | None:
         found = None
@@ -151,11 +185,15 @@ class Room:
             return
         self.status = PLAYING
         log(logger, logging.INFO, "room started", room=self.rid, game=self.game.id, seats=len(self.seats))
+        # the game now waits for every seat: those whose players are not here get their grace from now
+        for s in self.seats:
+            if not s.bot and not s.here():
+                self._dropped(s.index)
         self.refresh({"k": "start"})
 
     # ---- connections ---------------------------------------------------------------------------
 
-    def attach(self, conn: Peer, seat: int | None, resume: int | None) -> None:
+    def attach(self, conn: Peer, seat: int | None, resume: int | None, chat_after: int | None = None) -> None:
         aud = self.audiences[audience_key(seat)]
         if seat is not None:
             s = self.seats[seat]
@@ -170,7 +208,12 @@ class Room:
                 old.close(4009, "taken over by a new connection")
         for frame in aud.welcome(self.rid, self.game.id, resume):
             conn.send(frame)
+        history = self.chat.history(seat, chat_after)
+        if history is not None:
+            conn.send_frame(history)
         aud.conns.add(conn)
+        if seat is not None:  # after the welcome, so that the delta showing who is here follows it
+            self.presence_moved()
         if self.contests is not None:
             self.contests.attached(conn, seat)
 
@@ -188,20 +231,109 @@ class Room:
         if seat is not None and self.seats[seat].conn is conn:
             self.seats[seat].conn = None
             self._dropped(seat)
+            self.presence_moved()
 
     def _dropped(self, seat: int) -> None:
         self.seats[seat].dropped_at = time.monotonic()
-        self.rooms.loop_call_later(self.settings.grace_s, self.grace_over, seat)
+        if self.status == PLAYING:
+            self.rooms.loop_call_later(self.settings.grace_s, self.grace_over, seat)
+
+    def presence_moved(self) -> None:
+        """Show who is here to every audience: a change of the views like any other (a journal logs
+        it, so a replica shows the same). Seats only: a spectator coming or going changes no view,
+        which would cost a delta to every connection of a watched table; the count of watchers is
+        in the room's info and the lobby listing."""
+        if self.status != FINISHED and self.rooms.rooms.get(self.rid) is self:
+            self.refresh()
+
+    def humans_here(self) -> bool:
+        return any(s.here() for s in self.seats if not s.bot)
+
+    def watchers(self) -> int:
+        """This process's spectators, and those other processes relay (a store of many processes
+        tells the room: `watched_from`), each process's count while it is fresh."""
+        here = len(self.audiences[audience_key(None)].conns)
+        if not self.remote_watchers:
+            return here
+        now = time.monotonic()
+        for inst in [i for i, (_, at) in self.remote_watchers.items() if now - at > REMOTE_WATCH_S]:
+            del self.remote_watchers[inst]
+        return here + sum(n for n, _ in self.remote_watchers.values())
+
+    def watched_from(self, inst: str, n: int) -> bool:
+        """Process `inst` relays the room to `n` spectators (told again every few seconds); whether
+        the count it had told before was another."""
+        before = self.remote_watchers.get(inst, (0, 0.0))[0]
+        if n:
+            self.remote_watchers[inst] = (n, time.monotonic())
+        else:
+            self.remote_watchers.pop(inst, None)
+        return n != before
+
+    def presence(self) -> list[dict[str, Any]]:
+        """Per seat: `here`, `away` (with `grace_until`, epoch ms, when the game waits for it), `bot`
+        (a bot seat or a stand-in), or `empty`."""
+        out: list[dict[str, Any]] = []
+        for s in self.seats:
+            if s.name is None:
+                out.append({"presence": "empty"})
+            elif s.bot or s.stand_in:
+                out.append({"presence": "bot"})
+            elif s.here():
+                out.append({"presence": "here"})
+            else:
+                entry: dict[str, Any] = {"presence": "away"}
+                if self.status == PLAYING and s.dropped_at is not None:
+                    # from the moment kept, not from now: every view of a change says the same
+                    entry["grace_until"] = epoch_ms_at(s.dropped_at + self.settings.grace_s)
+                out.append(entry)
+        return out
+
+    def away_since(self, now: float) -> float | None:
+        """Since when (monotonic) every human seated is away: the last of them left, or joined over
+        HTTP and never connected; None while someone is here or nobody is seated."""
+        humans = [s for s in self.seats if s.name is not None and not s.bot]
+        if not humans or any(s.here() for s in humans):
+            return None
+        return max((s.dropped_at for s in humans if s.dropped_at is not None), default=None)
+
+    def gone(self, now: float) -> bool:
+        """Whether every human seated has been away longer than the grace: a waiting room like this
+        is not offered to newcomers."""
+        since = self.away_since(now)
+        return since is not None and now - since > self.settings.grace_s
+
+    def abandoned_result(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The contract's result shape (winners, scores) for a game nobody finished: no winner, each
+        seat's score as the view shows it (0 where it shows none), and `abandoned`."""
+        players = {p.get("seat"): p for p in view.get("players") or [] if isinstance(p, dict)}
+        scores = []
+        for i in range(len(self.seats)):
+            score = players.get(i, {}).get("score")
+            scores.append(score if isinstance(score, int) and not isinstance(score, bool) else 0)
+        return {"winners": [], "scores": scores, "abandoned": True}
+
+    def abandon(self) -> None:
+        """End a playing room nobody is at: its result says so, and its replay stays."""
+        if self.status != PLAYING:
+            return
+        self.abandoned = True
+        log(logger, logging.INFO, "room abandoned", room=self.rid, game=self.game.id, actions=self.actions)
+        self._finish()
+        self.refresh({"k": "abandon"})
 
     def hold(self, seat: int, holder: str) -> str | None:
         """With Redis: a connection on some process holds the seat now; returns the holder it replaced."""
         s = self.seats[seat]
         old, s.holder, s.dropped_at = s.holder, holder, None
+        was_away = old is None or s.stand_in
         if s.stand_in:
             s.stand_in = False
             self._cancel_bot(seat)
         if old != holder and self.journal is not None:
             self.journal.presence_changed()
+        if was_away:  # the views say who is here, on every process as in one
+            self.presence_moved()
         return old
 
     def release(self, seat: int, holder: str | None = None) -> None:
@@ -213,6 +345,7 @@ class Room:
         self._dropped(seat)
         if self.journal is not None:
             self.journal.presence_changed()
+        self.presence_moved()
 
     def grace_over(self, seat: int) -> None:
         s = self.seats[seat]
@@ -224,6 +357,7 @@ class Room:
         log(logger, logging.INFO, "a bot stands in for a dropped seat", room=self.rid, seat=seat)
         if self.journal is not None:
             self.journal.presence_changed()
+        self.presence_moved()
         self._schedule_bots()
 
     def connected(self, seat: int) -> bool:
@@ -244,7 +378,7 @@ class Room:
             started = time.perf_counter()
             try:
                 kept = keepable(action)
-                self.game.apply(self.state, seat, action)
+                events = self.game.apply(self.state, seat, action)
             except IllegalAction as e:
                 code, message = e.code, e.message
                 if seat is not None and seq is not None and code in ("illegal", "not_your_turn"):
@@ -256,6 +390,7 @@ class Room:
                 self.actions += 1
                 self.metrics.actions.labels(self.game.id, by).inc()
                 self.refresh({"k": "act", "s": seat, "a": kept, "by": by, "aid": aid})
+                self.relay_events(events)
                 self.metrics.apply_seconds.observe(time.perf_counter() - started)
                 if conn is not None and act_id is not None and self.journal is None:
                     conn.send_frame({"t": "ack", "id": act_id})
@@ -275,9 +410,32 @@ class Room:
             return "unauthorized", "only the hub settles contests"
         return None, ""
 
+    # ---- chat --------------------------------------------------------------------------------------
+
+    def say(self, seat: int | None, name: str | None, text: str, conn: Replier | None = None,
+            say_id: int | None = None, aid: str | None = None) -> bool:
+        """A line said at the table, already checked (hub/tables/chat.py, `clean_text`). It changes
+        no view; with a journal it is logged like any change, and goes out once it is in the log."""
+        if seat is not None and not 0 <= seat < len(self.seats):
+            if conn is not None:
+                conn.error(say_id, "unauthorized", "no such seat")
+            return False
+        speaker = (self.seats[seat].name if seat is not None else name) or SPECTATOR
+        apart = seat is None and self.hub_options.get("spectator_chat") == TO_SPECTATORS
+        line = self.chat.new(seat, speaker, text, TO_SPECTATORS if apart else TO_ALL, self.actions, epoch_ms())
+        self.metrics.chat_lines.inc()
+        if self.journal is not None:
+            self.journal.record({"k": "chat", "ln": line, "aid": aid}, [])
+            return True
+        deliver(self.audiences.values(), line)
+        if conn is not None and say_id is not None:
+            conn.send_frame({"t": "ack", "id": say_id})
+        return True
+
     # ---- views and deltas ----------------------------------------------------------------------
 
-    def compose(self, view: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    def compose(self, view: dict[str, Any], seat: int | None,
+                presence: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """The engine's view with the hub's parts. Kept as it is, without a copy: the engines build
         every view fresh, sharing no map or list with their state (tests/rules/test_views.py), so a
         later move cannot change a stored view under the next diff. The copy this replaced (a msgpack
@@ -293,6 +451,14 @@ class Room:
                     p["bot"] = s.bot
                     if self.clock.banked:
                         p["bank_ms"] = self.clock.bank_ms[p["seat"]]
+        if isinstance(players, list) and self.status != FINISHED:  # a finished table waits for no one
+            presence = self.presence() if presence is None else presence
+            for p in players:
+                if isinstance(p, dict) and isinstance(p.get("seat"), int) and 0 <= p["seat"] < len(self.seats):
+                    p.update(presence[p["seat"]])
+        if self.abandoned:
+            view["abandoned"] = True
+            view["result"] = self.abandoned_result(view)
         view["deadline"] = self.clock.deadline_for(seat)
         if self.status == WAITING:
             view["phase"] = "waiting"
@@ -305,7 +471,7 @@ class Room:
 
         `cause` says what changed (an action, a join, the start); a journal logs it with the deltas.
         """
-        if self.status == PLAYING and self.game.result(self.state) is not None:
+        if self.status == PLAYING and not self.abandoned and self.game.result(self.state) is not None:
             self._finish()
         self._update_deadline()
         verify = self.settings.verify_deltas
@@ -314,8 +480,9 @@ class Room:
         shared = Shared()
         auds = self._in_send_order(cause)
         views = self.game.views(self.state, [aud.seat for aud in auds])
+        presence = self.presence()  # once: the views of a change may share their players' maps
         for aud, view in zip(auds, views, strict=True):
-            delta = aud.update(self.compose(view, aud.seat), verify, shared)
+            delta = aud.update(self.compose(view, aud.seat, presence), verify, shared)
             if delta is not None:
                 self.metrics.deltas.inc()
                 self.metrics.delta_bytes.inc(len(delta.get("msgpack")))
@@ -346,6 +513,17 @@ class Room:
             key = audience_key(actor)
             auds.sort(key=lambda a: a.key == key)
         return auds
+
+    def relay_events(self, events: Any) -> None:
+        """What the engine says happened, as `event` frames after the deltas of the change, for the
+        games whose events are public facts about a negotiation (RELAYED_EVENTS): a decline reaches
+        the offer's author as a decline, not only as an offer gone from the view."""
+        kinds = RELAYED_EVENTS.get(self.game.id)
+        if not kinds or not isinstance(events, list):
+            return
+        for ev in events:
+            if isinstance(ev, dict) and ev.get("kind") in kinds:
+                self.send_event({**ev, "t": "event", "source": "game"})
 
     def send_event(self, frame: dict[str, Any]) -> None:
         enc = Encoded(frame)
@@ -438,8 +616,15 @@ class Room:
 
     def meta(self) -> dict[str, Any]:
         """What the lobby shows of this room, as plain data (kept in Redis for the other processes)."""
-        res = self.game.result(self.state) if self.status == FINISHED else None
-        return {"room": self.rid, "game": self.game.id, "seats": len(self.seats), "status": self.status,
+        res: Any = self.game.result(self.state) if self.status == FINISHED else None
+        if self.abandoned:
+            res = self.abandoned_result(self.game.view(self.state, None))
+        now = time.monotonic()
+        since = self.away_since(now)
+        return {"presence": self.presence(), "watchers": self.watchers(),
+                "away_since": None if since is None else epoch_ms() - int((now - since) * 1000),
+                "grace_ms": int(self.settings.grace_s * 1000),
+                "room": self.rid, "game": self.game.id, "seats": len(self.seats), "status": self.status,
                 "options": self.options, "private": self.private, "result": res,
                 "names": [s.name for s in self.seats], "bots": [s.bot for s in self.seats],
                 "stand_in": [s.stand_in for s in self.seats], "connected": [s.here() for s in self.seats]}
@@ -466,13 +651,29 @@ class Room:
 def summary_of(meta: dict[str, Any]) -> dict[str, Any]:
     names = meta["names"]
     return {"room": meta["room"], "game": meta["game"], "seats": meta["seats"],
-            "taken": sum(1 for n in names if n is not None), "status": meta["status"], "names": names}
+            "taken": sum(1 for n in names if n is not None), "status": meta["status"], "names": names,
+            "presence": meta.get("presence"), "watchers": meta.get("watchers", 0),
+            "joinable": meta["status"] == WAITING and not gone(meta) and None in names}
+
+
+def gone(meta: dict[str, Any], now_ms: int | None = None) -> bool:
+    """Whether a room's seated players have all been away longer than the grace, from its meta
+    (any process reads it: a Redis room's meta is written by its owner when presence changes)."""
+    since = meta.get("away_since")
+    now_ms = epoch_ms() if now_ms is None else now_ms
+    return isinstance(since, int) and now_ms - since > int(meta.get("grace_ms") or 0)
+
+
+def listable(meta: dict[str, Any]) -> bool:
+    """A waiting room whose people have all gone is not offered to newcomers."""
+    return not (meta["status"] == WAITING and gone(meta))
 
 
 def info_of(meta: dict[str, Any]) -> dict[str, Any]:
+    presence = meta.get("presence") or [{} for _ in meta["names"]]
     return {"room": meta["room"], "game": meta["game"], "status": meta["status"], "options": meta["options"],
-            "private": meta["private"], "result": meta["result"],
-            "seats": [{"seat": i, "name": name, "bot": bot or stand_in, "connected": bot or here}
-                      for i, (name, bot, stand_in, here)
+            "private": meta["private"], "result": meta["result"], "watchers": meta.get("watchers", 0),
+            "seats": [{"seat": i, "name": name, "bot": bot or stand_in, "connected": bot or here, **pres}
+                      for i, (name, bot, stand_in, here, pres)
                       in enumerate(zip(meta["names"], meta["bots"], meta["stand_in"], meta["connected"],
-                                       strict=True))]}
+                                       presence, strict=True))]}

@@ -35,6 +35,8 @@ def hub_options(settings: Settings, game: Game) -> dict[str, Option]:
                          "doc": "each seat's chess-clock bank, drawn on once a decision's own time is used up; "
                                 "at zero the game's default move is played"},
         "private": {"default": False, "choices": [False, True], "doc": "not listed in the lobby"},
+        "spectator_chat": {"default": "table", "choices": ["table", "spectators"],
+                           "doc": "who hears the spectators' chat: the whole table, or spectators only"},
     }
     if declares_contests(game):
         specs["grab_window_ms"] = {"default": settings.grab_window_ms, "min": 300, "max": 5000,
@@ -67,6 +69,7 @@ class Rooms:
         self.rooms: dict[str, Room] = {}
         self.conns: set[Peer] = set()
         self.conns_by_ip: Counter[str] = Counter()  # open connections per address, counted in O(1)
+        self.pending_by_ip: Counter[str] = Counter()  # of which not past their hello yet
         self._created_by_ip: dict[str, deque[float]] = defaultdict(deque)
         self._ticker: asyncio.Task[None] | None = None
         self.on_drop: Callable[[Room], None] | None = None
@@ -81,12 +84,12 @@ class Rooms:
                         "min_players": g.min_players, "max_players": g.max_players, "options": options})
         return out
 
-    def create(self, game_id: Any, seats: Any, options: Any, bots: Any, ip: str = "") -> Room:
-        room = self.build(game_id, seats, options, bots, ip)
+    def create(self, game_id: Any, seats: Any, options: Any, bots: Any, ip: str = "", again: bool = False) -> Room:
+        room = self.build(game_id, seats, options, bots, ip, again)
         self.rooms[room.rid] = room
         return room
 
-    def build(self, game_id: Any, seats: Any, options: Any, bots: Any, ip: str = "") -> Room:
+    def build(self, game_id: Any, seats: Any, options: Any, bots: Any, ip: str = "", again: bool = False) -> Room:
         """A new room by the lobby's rules, not yet held here. Its bots and timers fire from the event
         loop, so whatever the caller adds to it before its next await is there before they do."""
         game = GAMES.get(game_id) if isinstance(game_id, str) else None
@@ -110,12 +113,13 @@ class Rooms:
             game_opts = game.check_options(seats, game_given)
         except IllegalAction as e:
             raise RoomError("bad_option", e.message) from None
-        if len(self.rooms) >= self.settings.max_rooms:
+        if self.live() >= self.settings.max_rooms:
             raise RoomError("busy", "this hub holds as many rooms as it may", 503)
         self._rate_limit(ip)
         rid = new_room_id()
         seed = secrets.randbits(63)
         room = Room(self, rid, game, seats, game_opts, hub_opts, seed, sorted(bots))
+        room.again = again
         log(logger, logging.INFO, "room created", room=rid, game=game.id, seats=seats, bots=len(bots))
         return room
 
@@ -138,16 +142,35 @@ class Rooms:
         self.conns_by_ip[ip] += 1
         return True
 
+    def admit_pending(self, ip: str) -> bool:
+        """Count a WebSocket from `ip` that has not said hello yet, or refuse it past its address's share."""
+        limit = self.settings.pending_ws_per_ip
+        if limit > 0 and self.pending_by_ip[ip] >= limit:
+            return False
+        self.pending_by_ip[ip] += 1
+        return True
+
+    def said_hello(self, ip: str) -> None:
+        self.pending_by_ip[ip] -= 1
+        if self.pending_by_ip[ip] <= 0:
+            del self.pending_by_ip[ip]
+
     def release(self, ip: str) -> None:
         self.conns_by_ip[ip] -= 1
         if self.conns_by_ip[ip] <= 0:
             del self.conns_by_ip[ip]
 
+    def live(self) -> int:
+        """Rooms still waiting or playing: finished ones are only read, and never keep a new room out."""
+        return sum(1 for r in self.rooms.values() if r.status != FINISHED)
+
     def get(self, rid: Any) -> Room | None:
         return self.rooms.get(rid) if isinstance(rid, str) else None
 
     def listing(self) -> list[dict[str, Any]]:
-        return [r.summary() for r in self.rooms.values() if not r.private]
+        now = time.monotonic()  # a waiting room whose people have all gone is not offered
+        return [r.summary() for r in self.rooms.values()
+                if not r.private and not (r.status == WAITING and r.gone(now))]
 
     def drop(self, rid: str) -> None:
         room = self.rooms.pop(rid, None)
@@ -156,6 +179,22 @@ class Rooms:
             if self.on_drop is not None:
                 self.on_drop(room)
             log(logger, logging.INFO, "room dropped", room=rid)
+
+    def _look_after(self, room: Room, now: float) -> None:
+        """Rooms nobody is at: a playing one ends as abandoned, a waiting one expires. Someone watching
+        counts as someone there; a room of bots only plays to its end by itself."""
+        if (room.status == FINISHED or room.humans_here() or room.watchers() > 0
+                or all(s.bot for s in room.seats)):
+            room.alone_since = None
+            return
+        if room.alone_since is None:
+            room.alone_since = now
+        if now - room.alone_since < self.settings.abandon_s:
+            return
+        if room.status == PLAYING and getattr(room.journal, "busy", False) is False:
+            room.abandon()
+        elif room.status == WAITING and room.gone(now):
+            self.drop(room.rid)
 
     # ---- time ----------------------------------------------------------------------------------
 
@@ -195,6 +234,10 @@ class Rooms:
         for rid, room in list(self.rooms.items()):
             if room.status == WAITING and now - room.created > self.settings.waiting_ttl_s:
                 self.drop(rid)
+                continue
+            if room.again and room.status == WAITING and now - room.created >= self.settings.grace_s:
+                room.bots_for_free()
+            self._look_after(room, now)
         counts = {WAITING: 0, PLAYING: 0, FINISHED: 0}
         for room in self.rooms.values():
             counts[room.status] += 1

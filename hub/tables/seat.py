@@ -41,3 +41,13 @@ class Seat:
 
 def epoch_ms() -> int:
     return int(time.time() * 1000)
+
+
+#: Wall-clock seconds less monotonic seconds, taken once: a moment kept on the monotonic clock then
+#: reads as the same epoch milliseconds at every call (a view built twice for one change must not
+#: differ by the milliseconds between the two builds).
+_EPOCH_OFFSET = time.time() - time.monotonic()
+
+
+def epoch_ms_at(monotonic: float) -> int:
+    return int((monotonic + _EPOCH_OFFSET) * 1000)

@@ -11,11 +11,13 @@ from hypothesis import strategies as st
 from hub.tables.arbitration import (
     Arbiter,
     Judgement,
+    KernelRtt,
     Params,
     ReactionStats,
     RoundTrips,
     Stamp,
     judge,
+    kernel_bound,
     lottery,
 )
 
@@ -132,6 +134,104 @@ def test_a_client_that_delays_seen_by_x_gains_at_most_min_x_and_c_max(
         assert gain <= min(delay, P.c_max_ms) + 1e-9
         if not pongs_too:
             assert gain <= honest_rt.cap() - rtt + 1e-9
+
+
+# --- the kernel bound -----------------------------------------------------------------------------
+
+def test_kernel_bound_is_the_lowest_round_trip_plus_a_margin_that_grows_with_it() -> None:
+    assert kernel_bound(None, P) is None
+    assert kernel_bound(KernelRtt(130.0, 8.0, 0.0), P) is None  # nothing measured yet
+    assert kernel_bound(KernelRtt(130.0, 8.0, 100.0), P) == pytest.approx(
+        100.0 * (1 + P.kernel_margin_share) + P.kernel_margin_ms)
+
+
+def test_an_honest_seen_within_the_kernel_bound_is_credited_as_before() -> None:
+    rt = trips_with([80.0] * 8)
+    kernel = KernelRtt(85.0, 3.0, 78.0)
+    j = judge(Stamp(t0=1000.0, seen=1082.0, grab=1332.0), rt, P, kernel=kernel)
+    assert (j.reaction_ms, j.comp_ms, j.bounded, j.kernel) == (250.0, 82.0, False, True)
+    unbounded = judge(Stamp(t0=1000.0, seen=1082.0, grab=1332.0), rt, P)
+    assert unbounded.reaction_ms == 250.0 and not unbounded.kernel
+
+
+@settings(max_examples=300, deadline=None)
+@given(rtt=st.floats(5, 350), reaction=st.floats(150, 600), hold=st.floats(0, 2000),
+       hold_seen=st.floats(0, 1), pongs_too=st.booleans())
+def test_with_a_kernel_bound_holding_back_pongs_and_seen_gains_at_most_the_margin(
+        rtt: float, reaction: float, hold: float, hold_seen: float, pongs_too: bool) -> None:
+    kernel = KernelRtt(rtt, rtt / 20, rtt)
+    honest_rt = trips_with([rtt] * 16)
+    cheat_rt = trips_with([rtt + (hold if pongs_too else 0.0)] * 16)
+    t0, seen, grab = 1000.0, 1000.0 + rtt, 1000.0 + rtt + reaction
+    held = hold * hold_seen
+    honest = judge(Stamp(t0=t0, seen=seen, grab=grab), honest_rt, P, kernel=kernel)
+    cheat = judge(Stamp(t0=t0, seen=seen + held, grab=max(grab, seen + held)), cheat_rt, P, kernel=kernel)
+    bound = kernel_bound(kernel, P)
+    assert bound is not None
+    gain = honest.reaction_ms - cheat.reaction_ms
+    assert gain <= bound - rtt + 1e-9  # the margin at most, whatever the hold
+    if held > bound - rtt:  # a seen held past the bound is credited the kernel's lowest round trip
+        assert gain <= 1e-9 and cheat.bounded
+    if pongs_too and cheat_rt.cap() - P.margin_ms > bound:
+        assert cheat.bounded  # its pongs claim more than the kernel measured: the result says so
+
+
+def test_a_connection_whose_claims_use_most_of_the_margin_gets_only_part_of_it() -> None:
+    rtt = 120.0
+    kernel = KernelRtt(rtt, 4.0, rtt)
+    bound = kernel_bound(kernel, P)
+    assert bound is not None
+    margin = bound - rtt
+    # honest: claims near the kernel's round trip, one in eight a large spike; never cut
+    honest = trips_with([rtt] * 16)
+    for i in range(40):
+        claim = rtt + (300.0 if i % 8 == 7 else 2.0)
+        j = judge(Stamp(t0=0.0, seen=claim, grab=claim + 250.0), honest, P, kernel=kernel)
+        honest.claimed(j.excess)
+        if i % 8 != 7:
+            assert j.comp_ms == claim and not j.bounded
+    # a liar holding each seen to just under the bound: credited until its mean claim shows it
+    liar = trips_with([rtt + 60.0] * 16)  # its pongs held too, so the ping cap does not stop it first
+    comps = []
+    for _ in range(40):
+        claim = bound - 1.0
+        j = judge(Stamp(t0=0.0, seen=claim, grab=claim + 250.0), liar, P, kernel=kernel)
+        liar.claimed(j.excess)
+        comps.append(j.comp_ms)
+    assert comps[0] == bound - 1.0
+    assert all(c == rtt for c in comps[P.seeking_min:])  # past the cut part: the kernel's round trip
+    # holding to just under the part instead is credited that part and no more
+    part = rtt + margin * P.seeking_share
+    j = judge(Stamp(t0=0.0, seen=part - 1.0, grab=part + 249.0), trips_with([rtt + 60.0] * 16), P, kernel=kernel)
+    assert j.comp_ms == part - 1.0
+
+
+def test_a_grab_on_receipt_is_a_false_start_flagged_or_not() -> None:
+    rtt = 120.0
+    kernel = KernelRtt(rtt, 4.0, rtt)
+    for pong_hold in (0.0, 300.0):
+        rt = trips_with([rtt + pong_hold] * 16)
+        for flagged in (False, True):
+            stats = ReactionStats(P)
+            stats.flagged = flagged
+            for seen in (1000.0 + rtt, None):  # a seen sent with the grab, or none
+                j = judge(Stamp(t0=1000.0, seen=seen, grab=1000.0 + rtt + 2.0), rt, P, stats, kernel)
+                assert j.false_start, (pong_hold, flagged, seen)
+            # without a kernel bound (a proxy in front) too: the allowance is then the ping cap
+            assert judge(Stamp(t0=1000.0, seen=1000.0 + rtt, grab=1000.0 + rtt + 2.0), rt, P, stats).false_start
+    # a flagged player who really reacts is still judged on its raw elapsed time
+    stats = ReactionStats(P)
+    stats.flagged = True
+    j = judge(Stamp(t0=0.0, seen=rtt, grab=rtt + 250.0), trips_with([rtt] * 16), P, stats, kernel)
+    assert not j.false_start and j.reaction_ms == rtt + 250.0
+
+
+def test_the_result_lists_the_seats_held_to_the_bound() -> None:
+    a = Arbiter("room-9", [0, 1], 0.0, P, SECRET)
+    a.submit(0, Judgement(reaction_ms=250.0, bounded=True, kernel=True), 300.0)
+    a.submit(1, Judgement(reaction_ms=260.0, kernel=True), 310.0)
+    event = a.result().event()
+    assert event["bounded"] == [0] and a.result().bounded == (0,)
 
 
 # --- the arbiter --------------------------------------------------------------------------------

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from rules.registry import GAMES
-from tests.conftest import ROOT, need
+from tests.checker import conformance_checker
+from tests.conftest import need
 
-CHECKER = ROOT.parent / "shared" / "conformance" / "check.py"
+CHECKER = conformance_checker()
 COUNTS = {"symbiose": "2,3,4", "frenzy_falls": "2,3,6", "waterfall_park": "3,4,5", "frenetic_village": "2,5,8"}
 
 

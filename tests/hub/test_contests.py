@@ -10,8 +10,10 @@ import time
 from typing import Any
 
 import msgpack
+import pytest
 import websockets
 
+from tests.conftest import HubProcess, drop_prefix, new_prefix
 from tests.hub.wsclient import Client, join, new_room, settle
 
 REACTION_MU, REACTION_SIGMA = math.log(230), 0.25
@@ -108,6 +110,7 @@ async def drive(base: str, seed: int, until: float, counted: list[dict[str, Any]
             await c.close()
 
 
+@pytest.mark.serial
 async def test_far_and_near_players_win_alike(hub_factory: Any) -> None:
     h = hub_factory("--frames-per-s", "200", "--frame-burst", "400").start()
     counted: list[dict[str, Any]] = []
@@ -130,10 +133,11 @@ async def test_far_and_near_players_win_alike(hub_factory: Any) -> None:
     assert abs(mid_near - mid_far) < 60
 
 
-async def contest_table(base: str) -> tuple[list[Client], str]:
+async def contest_table(base: str, edge: str | None = None) -> tuple[list[Client], str]:
+    """A table where a contest is open; its players connect to `edge` (another process) if given."""
     room = new_room(base, "frenetic_village", 3, {"grab_window_ms": 1500})
     tokens = [join(base, room, f"p{s}", s)[1] for s in range(3)]
-    players = [await Client(base, room, t).open() for t in tokens]
+    players = [await Client(edge or base, room, t).open() for t in tokens]
     rng = random.Random(3)
     for _ in range(200):
         await settle(players, gap=0.02)
@@ -203,5 +207,44 @@ async def test_a_grab_before_the_card_and_a_false_start(hub: Any) -> None:
     await settle(players, gap=0.1, limit=4)
     results = [e for e in players[0].events if e["kind"] == "contest_result"]
     assert results and any("false_start" in e["refused"].values() for e in results), results
+    for c in players:
+        await c.close()
+
+
+async def test_a_grab_after_the_window_is_told_how_late(hub: Any) -> None:
+    """A grab for a contest that has closed gets `too_late` and by how many ms, not a bare `illegal`."""
+    await late_grab(hub.url)
+
+
+@pytest.mark.redis
+async def test_a_late_grab_on_another_process_than_the_owner(redis_url: str) -> None:
+    """The sockets on one process, the room owned by another: the edge answers `too_late` itself."""
+    prefix = new_prefix()
+    args = ["--redis", redis_url, "--redis-prefix", prefix, "--rooms-per-ip-per-min", "0"]
+    owner, edge = HubProcess(*args).start(), HubProcess(*args).start()
+    try:
+        await late_grab(owner.url, edge.url)
+    finally:
+        owner.stop()
+        edge.stop()
+        drop_prefix(redis_url, prefix)
+
+
+async def late_grab(base: str, edge: str | None = None) -> None:
+    players, room = await contest_table(base, edge)
+    a = next(c for c in players if c.contests)
+    offer = a.contests[-1]
+    for _ in range(600):  # nobody grabs: the contest settles when its window closes
+        if any(e["kind"] == "contest_result" and e["contest"] == offer["contest"] for e in a.events):
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("the contest never settled")
+    await asyncio.sleep(0.2)
+    answer = await a.act({"type": "grab", "contest": offer["id"]})
+    assert answer["t"] == "error" and answer["code"] == "too_late", answer
+    assert isinstance(answer["late_by_ms"], int) and answer["late_by_ms"] >= 150, answer
+    # a nonce that never was stays `illegal`
+    assert (await a.act({"type": "grab", "contest": "made-up"}))["code"] == "illegal"
     for c in players:
         await c.close()

@@ -14,22 +14,31 @@ import pytest
 import websockets
 import websockets.asyncio.client as wc
 
+from hub.fds import fitted
 from hub.settings import Settings
 from rules.registry import GAMES
 from tests.conftest import HubProcess
 from tests.hub.wsclient import Client, http, join, new_room, settle
 
 
-def test_every_limit_has_a_sane_default() -> None:
-    s = Settings()
+@pytest.mark.parametrize("nofile", [256, 1024, 65536, 1 << 20])
+def test_every_limit_has_a_sane_default(nofile: int) -> None:
+    s = fitted(Settings(), nofile)  # the connection limits follow the open-file limit (hub/fds.py)
     assert 1024 <= s.max_frame_bytes <= 1 << 20
     assert 5 <= s.frames_per_s <= 200 and s.frame_burst >= s.frames_per_s
     assert 16 <= s.send_queue <= 4096
-    assert 1 <= s.conns_per_ip <= 100000
+    # every connection limit below the open-file limit, with room for the process's own files
+    assert 1 <= s.max_conns <= nofile - 64
+    for per_ip in (s.conns_per_ip, s.http_conns_per_ip, s.pending_ws_per_ip):
+        assert 1 <= per_ip <= s.max_conns // 2 and per_ip <= 4000
     assert 1 <= s.rooms_per_ip_per_min <= 1000
+    # a family on one network never meets the seat limits
+    assert s.joins_per_ip_per_min >= 30 and s.seats_per_ip >= 16
     assert 8 <= s.name_max <= 64
     assert 1024 <= s.max_body_bytes <= 1 << 20
     assert s.max_rooms > 0 and s.hello_timeout_s > 0 and s.idle_timeout_s > s.ping_interval_s
+    assert 1 <= s.chat_burst <= 20 and 1 <= s.chat_per_min <= 120
+    assert 100 <= s.chat_max_chars <= 1000 and 0 <= s.chat_history <= 1000
 
 
 async def test_frame_size_is_counted_in_bytes_at_the_limit(hub_factory: Any) -> None:

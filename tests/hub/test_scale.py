@@ -22,12 +22,13 @@ import pytest
 import redis
 
 from rules.registry import GAMES
-from tests.conftest import ROOT, HubProcess, drop_prefix, free_port, need, new_prefix
+from tests.checker import conformance_checker
+from tests.conftest import HubProcess, drop_prefix, free_port, need, new_prefix
 from tests.hub.wsclient import Client, http, join, new_room, settle, snapshot
 
 pytestmark = pytest.mark.redis
 
-CHECKER = ROOT.parent / "shared" / "conformance" / "check.py"
+CHECKER = conformance_checker()
 HUB_ARGS = ("--bot-delay-ms", "0", "--verify-deltas", "--lease-ms", "1500", "--grace-s", "30")
 MAY_NOT_FINISH = {"frenetic_village"}
 

@@ -10,6 +10,7 @@ from bench.soak import run
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_a_short_soak_leaves_no_error_no_stuck_room_and_flat_memory() -> None:
     text, ok, fig = run(seconds=10, tables=6, seed=7, max_humans=2, growth_limit=0.5)
     print("\n" + text)

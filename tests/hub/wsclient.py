@@ -232,3 +232,13 @@ async def snapshot(base: str, room: str, token: str | None = None) -> tuple[int 
     c = await Client(base, room, token).open()
     await c.close()
     return c.seq, c.view
+
+
+def without_presence(view: Any) -> Any:
+    """A view less who is here (`presence`, `grace_until`): a connection closed and opened again
+    moves those and nothing of the game."""
+    view = dict(view)
+    if isinstance(view.get("players"), list):
+        view["players"] = [{k: v for k, v in p.items() if k not in ("presence", "grace_until")}
+                           for p in view["players"]]
+    return view

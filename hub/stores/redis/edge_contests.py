@@ -12,7 +12,7 @@ import secrets
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.tables import arbitration as arb
-from hub.tables.contests import Offer, grab_refusal, now_ms
+from hub.tables.contests import Closed, Offer, allowance, grab_refusal, late_by_judged, now_ms, too_late
 
 if TYPE_CHECKING:
     from hub.tables.peer import Peer
@@ -41,6 +41,7 @@ class EdgeContests:
         self.offers: dict[str, Offer] = {}
         self.tried: set[int] = set()
         self.flagged: set[int] = set()  # seats the owner's statistics flag as faster than human
+        self.closed = Closed()
 
     def remote(self, msg: dict[str, Any]) -> None:
         """The owner opened or closed a contest."""
@@ -53,8 +54,9 @@ class EdgeContests:
         elif self.open is not None and msg.get("cid") == self.open.get("cid"):
             self._close()
 
-    def event(self, frame: dict[str, Any]) -> None:
-        """A contest's result went by: fresh round trips for whoever was offered it."""
+    def event(self, frame: dict[str, Any], shown: float | None = None) -> None:
+        """A contest's result went by (handed to this process's connections at `shown`, its ms
+        clock): fresh round trips for whoever was offered it."""
         if frame.get("kind") != "contest_result":
             return
         for seat, st in (frame.get("stats") or {}).items():
@@ -63,9 +65,12 @@ class EdgeContests:
         if self.open is not None and frame.get("contest") == self.open.get("cid"):
             for offer in self.offers.values():
                 offer.conn.ping()
-            self._close()
+            self._close(shown)
 
-    def _close(self) -> None:
+    def _close(self, at: float | None = None) -> None:
+        """A grab after this is answered with how late it came, from `at` (now if not given): the
+        moment the result left for the connections, which no page can have seen before."""
+        self.closed.closed(self.offers.values(), now_ms() if at is None else at)
         self.open, self.offers, self.tried = None, {}, set()
 
     def attached(self, conn: Peer, seat: int | None) -> None:
@@ -87,8 +92,9 @@ class EdgeContests:
                 offer.stamp.t0 = at
                 offer.stamp.cap = conn.round_trips.cap()
                 # the owner's settling bound for this seat: written no later than this notice arrives
+                cap = allowance(offer.stamp.cap, conn, arb.Params())
                 self.replica.store.send_command(self.replica.rid, {"k": "written", "cid": op["cid"], "s": seat,
-                                                                    "cap": offer.stamp.cap})
+                                                                    "cap": cap})
 
         conn.send_timed(frame, written)
 
@@ -103,13 +109,24 @@ class EdgeContests:
         offer = self.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
         refusal = grab_refusal(offer, conn, offer is not None and offer.seat in self.tried)
         if refusal is not None:
-            conn.error(act_id, "illegal", refusal)
+            late = self.closed.late_by(conn, nonce, at) if offer is None else None
+            if late is not None:
+                too_late(conn, act_id, late)
+            else:
+                conn.error(act_id, "illegal", refusal)
             return
         assert op is not None and offer is not None  # an offer exists only while its contest is open
         self.tried.add(offer.seat)
+        offer.tried = True
         offer.stamp.grab = at
         params = arb.Params(window_ms=float(op.get("window_ms") or arb.Params().window_ms))
         stats = arb.ReactionStats(params, flagged=offer.seat in self.flagged)
-        j = arb.judge(offer.stamp, conn.round_trips, params, stats)
-        self.replica.forward(conn, act_id, {"k": "grab", "cid": op["cid"], "s": offer.seat, "r": j.reaction_ms,
-                                            "c": j.comp_ms, "fs": j.false_start, "late": j.late})
+        j = arb.judge(offer.stamp, conn.round_trips, params, stats, conn.kernel_rtt())
+        conn.round_trips.claimed(j.excess)
+        late = late_by_judged(j, params)
+        if late is not None:  # the owner still counts it (refused late); this socket hears how late now
+            too_late(conn, act_id, late)
+        answered = late is not None
+        msg = {"k": "grab", "cid": op["cid"], "s": offer.seat, "r": j.reaction_ms, "c": j.comp_ms,
+               "fs": j.false_start, "late": j.late, "b": j.bounded, "kb": j.kernel}
+        self.replica.forward(None if answered else conn, None if answered else act_id, msg)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from hub.logs import log
 from hub.stores.redis.server import Item
 from hub.tables.arbitration import Judgement
+from hub.tables.chat import ChatRefused, clean_text
 from hub.tables.frames import Encoded
 from hub.tables.persist import Restored, entry_of, pack, record_of, snapshot_of
 from hub.tables.room import Room
@@ -124,6 +125,7 @@ class Owner:
         self._contest: str | None = None  # the open contest the edges were told of
         self.reseeding = False
         self.flying: list[tuple[int, dict[str, Any], list[tuple[str, Encoded]], bytes]] = []
+        self.unlogged: dict[int, bytes] = {}  # entries recorded, not yet known to be in the log
         room.journal = self
         if room.contests is not None:  # the judged times travel edge -> owner: allow for the hops
             room.contests.params = dataclasses.replace(room.contests.params, relay_ms=RELAY_MS)
@@ -142,8 +144,14 @@ class Owner:
             self.command(partial(self._act, msg))
         elif k == "join":
             self.command(partial(self._join, msg))
+        elif k == "say":
+            self.command(partial(self._say, msg))
         elif k == "hold":
             self._hold(msg)
+        elif k == "watch":
+            n, inst = msg.get("n"), msg.get("h")
+            if isinstance(n, int) and n >= 0 and isinstance(inst, str) and self.room.watched_from(inst, n):
+                self.presence_changed()  # the lobby's listing reads the count from the room's meta
         elif k == "free":
             seat = msg.get("s")
             if isinstance(seat, int) and 0 <= seat < len(self.room.seats):
@@ -179,6 +187,27 @@ class Owner:
         self.room.submit(seat, msg.get("a"), conn=Reply(self, aid),
                          seq=seq if isinstance(seq, int) else None, aid=aid)
 
+    def _say(self, msg: dict[str, Any]) -> None:
+        """A chat line forwarded by the process that holds the speaker's socket (it checked the text
+        and the rate); checked again here, since its line goes into the log as it is."""
+        aid = str(msg.get("aid"))
+        done = self.recent.get(aid)
+        if done is not None:  # a retry of a line already in the log
+            self.store.answer(self.rid, aid, {"x": "ack", "aid": aid, "n": done})
+            return
+        seat, name, text = msg.get("s"), msg.get("nm"), msg.get("tx")
+        reply = Reply(self, aid)
+        if (seat is not None and not isinstance(seat, int)) or not isinstance(text, str) \
+                or (name is not None and not isinstance(name, str)):
+            reply.error(None, "bad_message", "a chat line needs a text")
+            return
+        try:
+            text = clean_text(text, self.store.settings.chat_max_chars)
+        except ChatRefused as e:
+            reply.error(None, e.code, e.message)
+            return
+        self.room.say(seat, name, text, conn=reply, aid=aid)
+
     def _join(self, msg: dict[str, Any]) -> None:
         jid, rx = str(msg.get("jid")), str(msg.get("rx"))
         done = self.recent.get(jid)
@@ -188,7 +217,7 @@ class Owner:
         seat = msg.get("s")
         try:
             self.room.join(str(msg.get("nm")), seat if isinstance(seat, int) else None,
-                           token_hash=str(msg.get("th")), jid=jid)
+                           token_hash=str(msg.get("th")), jid=jid, bot=msg.get("bt") is True)
         except RoomError as e:
             self.store.answer_join(rx, jid, error=(e.code, e.message, e.status))
             return
@@ -211,11 +240,13 @@ class Owner:
         refused: str | None = "late"
         if runner is not None and isinstance(seat, int):
             judgement = Judgement(float(msg.get("r", 0.0)), float(msg.get("c", 0.0)),
-                                  bool(msg.get("fs")), bool(msg.get("late")))
+                                  bool(msg.get("fs")), bool(msg.get("late")), bool(msg.get("b")),
+                                  bool(msg.get("kb")))
             refused = runner.submit_judged(str(msg.get("cid")), seat, judgement)
         if refused == "late":
-            self.store.answer(self.rid, aid, {"x": "err", "aid": aid, "code": "illegal",
-                                               "message": "the contest is closed"})
+            late_ms = max(1, round(runner.late_ms)) if runner is not None else 1
+            self.store.answer(self.rid, aid, {"x": "err", "aid": aid, "code": "too_late", "late_by_ms": late_ms,
+                                               "message": f"the contest closed {late_ms} ms before this grab"})
         else:
             self.store.answer(self.rid, aid, {"x": "gack", "aid": aid})
 
@@ -254,7 +285,7 @@ class Owner:
         blob = pack(entry)
         ident = entry.get("aid") or entry.get("jid")
         if ident is not None:
-            self._remember(str(ident), n if entry["k"] == "act" else int(entry["s"]))
+            self._remember(str(ident), n if entry.get("aid") is not None else int(entry["s"]))
         finished_now = room.status == FINISHED and self._status != FINISHED
         self._status = room.status
         meta = json.dumps(room.meta()) if entry["k"] in ("join", "start") or finished_now else ""
@@ -262,6 +293,7 @@ class Owner:
         b, server, me, ttl = self.store, self.store.server, self.store.inst, ttl_ms(room)
         lease = b.settings.lease_ms
         self.inflight += 1
+        self.unlogged[n] = blob
         started = time.perf_counter()
         b.writer.push(Item(lambda p: server.commit(p, me, self.rid, n, blob, meta, tokens, ttl, lease),
                            partial(self._committed, n, entry, changed, started, blob)))
@@ -284,7 +316,8 @@ class Owner:
                    started: float, blob: bytes, result: Any) -> None:
         if self.gone:
             return
-        if result == -1 or self.reseeding:  # Redis lost the room (a restart without persistence)
+        if result in (-1, -2) or self.reseeding:  # Redis lost the room (a restart without its data), or
+            # the entry before this one (server.COMMIT says how)
             self.flying.append((n, entry, changed, blob))
             self.reseed()
             return
@@ -299,6 +332,7 @@ class Owner:
         b.metrics.log_appends.inc()
         b.metrics.commit_seconds.observe(time.perf_counter() - started)
         self.committed = n
+        self.unlogged.pop(n, None)
         self.last_commit = time.monotonic()
         b.delivered(self.rid, n, entry, changed)
         jid = entry.get("jid")
@@ -308,8 +342,9 @@ class Owner:
 
     def reseed(self) -> None:
         """Write the room back from memory after Redis lost it: record, lease and a snapshot of the
-        room as it stands, behind whatever was queued. What this process holds was all there was,
-        acknowledged or not; the entries that were on their way go out once it is written."""
+        room as it stands, behind whatever was queued, and the entries that were on their way,
+        into the log (hub.stores.redis.server.RESEED says why). What this process holds was all
+        there was, acknowledged or not; those entries count as logged once it is written."""
         if self.reseeding:
             return
         self.reseeding = True
@@ -317,7 +352,8 @@ class Owner:
         room, b = self.room, self.store
         rec, meta, tokens = record_of(room, epoch_ms()), json.dumps(room.meta()), tokens_json(room)
         snap, server, me, ttl, lease = self.snapshot_blob(), b.server, b.inst, ttl_ms(room), b.settings.lease_ms
-        b.writer.push(Item(lambda p: server.create(p, me, self.rid, lease, rec, meta, tokens, snap, ttl),
+        entries = sorted(self.unlogged.items())
+        b.writer.push(Item(lambda p: server.reseed(p, me, self.rid, lease, rec, meta, tokens, snap, ttl, entries),
                            self._reseeded))
 
     def _reseeded(self, result: Any) -> None:
@@ -329,9 +365,8 @@ class Owner:
             return
         self.store.index(self.room)
         flying, self.flying = sorted(self.flying, key=lambda t: t[0]), []
-        for n, entry, changed, blob in flying:
+        for n, entry, changed, _ in flying:  # published by the script, in the log's order
             self.inflight -= 1
-            self.store.publish_out(self.rid, blob)
             self._done(n, entry, changed, time.perf_counter())
 
     def snapshot(self) -> None:

@@ -35,6 +35,8 @@ logger = logging.getLogger("hub.stores.redis")
 
 REPLICA_IDLE_S = 30.0      # a relay with no connections is kept this long for resumes, then dropped
 PRESENCE_S = 5.0           # how often each replica says again which seats it holds, and holders are checked
+RECONNECT_S = 2.0          # the longest pause between two tries to reach Redis (hub.stores.redis.server)
+RECHECK_S = 0.5            # how often relays compare the log's head with theirs, for a while after an outage
 
 
 @dataclass
@@ -164,7 +166,7 @@ class Ownership:
                     if renew_slice(rid, holds) == hold_slot:
                         rep.hold_all()
                 hold_slot = (hold_slot + 1) % holds
-                if now >= next_sweep and self.b.server.up:
+                if now >= next_sweep and self.b.server.healthy:
                     next_sweep = now + lease_s / 3 * random.uniform(0.8, 1.2)
                     if asyncio.get_running_loop().time() - self.b.server.up_since > lease_s:
                         self.b.spawn(self._sweep())
@@ -253,17 +255,35 @@ class Ownership:
                 rep.close(1001, "idle")
 
     def reconnected(self) -> None:
-        """Pub/sub came back: what was published meanwhile is lost, so look for gaps and resend."""
+        """Pub/sub came back: what was published meanwhile is lost, so look for gaps and resend;
+        and look again for a while (`_recheck`)."""
         for owner in self.b.owned.values():
             owner.announce()
         for rep in list(self.b.replicas.values()):
             self.b.spawn(self._verify(rep))
+        self.b.spawn(self._recheck(self.b.settings.lease_ms / 1000 + RECONNECT_S))
 
     async def _verify(self, rep: Replica) -> None:
         with contextlib.suppress(*DOWN):
             if await self.b.server.log_head(rep.rid) > rep.n:
                 rep.heal()
         rep.resend(all_of_them=True)
+
+    async def _recheck(self, seconds: float) -> None:
+        """After Redis came back, owners elsewhere may come back later than this process (each
+        retries on its own clock, up to RECONNECT_S apart) and write their rooms back then: what
+        they publish may be lost as anything published is, and a relay that looked at the log
+        before they wrote to it would not look again. So for a lease and that while, each relay
+        here compares the log's head with what it has twice a second, and heals when behind."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        while loop.time() < end and not self.b.stopping:
+            await asyncio.sleep(RECHECK_S)
+            for rep in list(self.b.replicas.values()):
+                if rep.healing is None and not rep.gone:
+                    with contextlib.suppress(*DOWN):
+                        if await self.b.server.log_head(rep.rid) > rep.n:
+                            rep.heal()
 
     def came_back(self) -> None:
         """Redis answers again: renew at once, so owners keep their rooms before anyone sweeps."""

@@ -21,7 +21,7 @@ from redis.exceptions import ResponseError
 
 from hub.logs import log
 from hub.stores.redis.link import Link, connect, hello, plain
-from hub.stores.redis.server import DOWN, Server
+from hub.stores.redis.server import DOWN, Server, refusal
 
 logger = logging.getLogger("hub.stores.redis")
 
@@ -79,6 +79,11 @@ class Channels:
                 raise
             except DOWN as e:
                 self.owner.server.went_down(e)
+            except ResponseError as e:
+                if refusal(e):  # loading its data, say: one outage, not an error a try
+                    self.owner.server.refused(e)
+                else:
+                    logger.exception("pub/sub reader failed")
             except Exception:  # noqa: BLE001 - the reader must come back whatever went wrong
                 logger.exception("pub/sub reader failed")
             self.ready.clear()
@@ -234,7 +239,10 @@ class LinkShard(Channels):
                 if fut is not None and not fut.done():
                     fut.set_result(None)
         elif isinstance(reply, ResponseError):
-            log(logger, logging.ERROR, "redis refused the pub/sub link", error=str(reply)[:200])
+            if refusal(reply):
+                self.owner.server.refused(reply)
+            else:
+                log(logger, logging.ERROR, "redis refused the pub/sub link", error=str(reply)[:200])
             if self.link is not None:
                 self.link.abort()
 

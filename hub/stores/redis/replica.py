@@ -17,7 +17,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -28,6 +28,8 @@ from hub.logs import log
 from hub.stores.redis.edge_contests import EdgeContests
 from hub.stores.redis.server import DOWN
 from hub.tables.audience import Audience, audience_key
+from hub.tables.chat import ChatLog, deliver
+from hub.tables.contests import now_ms, too_late
 from hub.tables.frames import Encoded
 from hub.tokens import matches
 from rules.engine import declares_contests
@@ -49,6 +51,8 @@ class Host(Protocol):
     metrics: Metrics
     server: Server
 
+    inst: str
+
     def send_command(self, rid: str, msg: dict[str, Any]) -> None: ...
     def holder_id(self, conn: Peer) -> str: ...
     def next_id(self) -> str: ...
@@ -57,6 +61,8 @@ class Host(Protocol):
 logger = logging.getLogger("hub.stores.redis.replica")
 
 CLOSE_TAKEN_OVER, CLOSE_NO_ROOM, CLOSE_RESYNC = 4009, 4004, 1012
+#: A change in the count of a relay's spectators is told to the owner this long after it.
+WATCH_TELL_S = 0.25
 
 
 def unpack(data: bytes) -> Any:
@@ -129,8 +135,10 @@ class Pending:
 
 class Replica:
     def __init__(self, store: Host, rid: str, game: str, n: int, status: str,
-                 audiences: dict[str, Follower], tokens: list[str | None]) -> None:
+                 audiences: dict[str, Follower], tokens: list[str | None],
+                 chat: Iterable[dict[str, Any]] = ()) -> None:
         self.store = store
+        self.chat = ChatLog(store.settings.chat_history, chat)  # the lines kept, from the log
         self.rid = rid
         self.game = game
         self.n = n
@@ -138,6 +146,8 @@ class Replica:
         self.audiences = audiences
         self.tokens = tokens
         self.holders: dict[int, Peer] = {}
+        self.told_watchers = 0  # the count of this process's spectators the owner was last told
+        self.watch_due: asyncio.TimerHandle | None = None
         self.pending: dict[str, Pending] = {}
         self.early: list[tuple[int, dict[str, Any], dict[str, Encoded]]] = []
         self.healing: asyncio.Task[None] | None = None
@@ -159,7 +169,7 @@ class Replica:
             seq, view = s["aud"][key]
             auds[key] = Follower(seat, history, int(seq), view)
         toks = json.loads(tokens) if tokens else [x[1] for x in s["seats"]]
-        return cls(store, rid, str(r["game"]), int(s["n"]), str(s["status"]), auds, toks)
+        return cls(store, rid, str(r["game"]), int(s["n"]), str(s["status"]), auds, toks, s.get("chat") or [])
 
     @classmethod
     def from_owner(cls, store: Host, owner: Owner) -> Replica:
@@ -171,7 +181,8 @@ class Replica:
         """A room's audiences as they stand after entry `n` (this process's own, or one rebuilt)."""
         history = store.settings.delta_history
         auds = {key: Follower(a.seat, history, a.seq, a.view, list(a.history)) for key, a in room.audiences.items()}
-        return cls(store, room.rid, room.game.id, n, room.status, auds, [s.token_hash for s in room.seats])
+        return cls(store, room.rid, room.game.id, n, room.status, auds, [s.token_hash for s in room.seats],
+                   list(room.chat.lines))
 
     # ---- the log, as it comes --------------------------------------------------------------------
 
@@ -204,6 +215,9 @@ class Replica:
                 return
         if entry.get("k") == "join":
             self.tokens[int(entry["s"])] = entry.get("th")
+        elif entry.get("k") == "chat" and isinstance(entry.get("ln"), dict):
+            self.chat.add(entry["ln"])
+            deliver(self.audiences.values(), entry["ln"])
         self.status = str(entry.get("st", self.status))
         self.n = n
         aid = entry.get("aid")
@@ -223,7 +237,11 @@ class Replica:
         if x == "err":
             p = self.pending.pop(str(msg.get("aid")), None)
             if p is not None and p.conn is not None:
-                p.conn.error(p.act_id, str(msg.get("code")), str(msg.get("message")))
+                late = msg.get("late_by_ms")
+                if isinstance(late, int):
+                    too_late(p.conn, p.act_id, late)
+                else:
+                    p.conn.error(p.act_id, str(msg.get("code")), str(msg.get("message")))
         elif x == "ack":
             p = self.pending.get(str(msg.get("aid")))
             if p is not None:
@@ -250,10 +268,11 @@ class Replica:
             self._ack(str(msg.get("aid")))
         elif x == "ev":
             enc = Encoded.packed(msg["b"])
+            shown = now_ms()  # a contest's close is stamped before its result leaves, never after
             for aud in self.audiences.values():
                 aud.broadcast((enc,))
             if self.contests is not None:
-                self.contests.event(enc.frame)
+                self.contests.event(enc.frame, shown)
         elif x == "contest" and self.contests is not None:
             self.contests.remote(msg)
         elif x == "gone":
@@ -273,21 +292,39 @@ class Replica:
                 except DOWN:
                     await asyncio.sleep(min(2.0, 0.1 * (attempt + 1)))
                     continue
-                for en, blob in entries:
-                    if en == self.n + 1 and not self.gone:
-                        e = unpack(blob)
-                        self._apply(en, e, {k: Encoded.packed(v) for k, v in e.get("d", {}).items()})
-                self.early.sort(key=lambda t: t[0])
-                while self.early and self.early[0][0] <= self.n + 1 and not self.gone:
-                    n, entry, deltas = self.early.pop(0)
-                    if n == self.n + 1:
-                        self._apply(n, entry, deltas)
-                if not self.early or self.gone:
+                progressed = True
+                while progressed and not self.gone:  # the log's entries and those that came early, in turn
+                    progressed = False
+                    for en, blob in entries:
+                        if en == self.n + 1:
+                            e = unpack(blob)
+                            self._apply(en, e, {k: Encoded.packed(v) for k, v in e.get("d", {}).items()})
+                            progressed = True
+                    self.early.sort(key=lambda t: t[0])
+                    while self.early and self.early[0][0] <= self.n + 1 and not self.gone:
+                        n, entry, deltas = self.early.pop(0)
+                        if n == self.n + 1:
+                            self._apply(n, entry, deltas)
+                            progressed = True
+                if entries and entries[-1][0] > self.n and not self.gone:
+                    # The log holds entries past this replica but not the next one: Redis lost it
+                    # with its data, and the owner wrote the room back from later on. It will never
+                    # come: resync now, not after fifty tries (nor never, with nothing else owed).
+                    self.resync(f"the log no longer holds the entries this replica missed (has {self.n}, "
+                                f"read {entries[0][0]}..{entries[-1][0]})")
+                    return
+                if self.gone or not (self.early or self._owed()):
                     return
                 await asyncio.sleep(0.05)  # published but not yet readable? (never, but do not spin)
             self.resync("the log does not hold the entries this replica missed")
         finally:
             self.healing = None
+
+    def _owed(self) -> bool:
+        """An ack names an entry this replica has not got: the log must hold it, so the heal goes
+        on until it comes (it used to stop when nothing had come early, and the action's seat
+        waited in silence for whatever entry came next)."""
+        return any(p.ack_at is not None and p.ack_at > self.n for p in self.pending.values())
 
     def resync(self, why: str) -> None:
         """The relay cannot go on without a gap: its connections reconnect and resume elsewhere."""
@@ -296,6 +333,9 @@ class Replica:
 
     def close(self, code: int, reason: str) -> None:
         self.gone = True
+        if self.watch_due is not None:
+            self.watch_due.cancel()
+            self.watch_due = None
         for aud in self.audiences.values():
             for conn in list(aud.conns):
                 conn.close(code, reason)
@@ -329,7 +369,7 @@ class Replica:
         """Answers to actions come from the owner, through the log; a ping is not held behind them."""
         answer()
 
-    def attach(self, conn: Peer, seat: int | None, resume: int | None) -> None:
+    def attach(self, conn: Peer, seat: int | None, resume: int | None, chat_after: int | None = None) -> None:
         aud = self.audiences[audience_key(seat)]
         if seat is not None:
             old = self.holders.get(seat)
@@ -340,13 +380,20 @@ class Replica:
             self.store.send_command(self.rid, {"k": "hold", "s": seat, "h": self.store.holder_id(conn)})
         for frame in aud.welcome(self.rid, self.game, resume):
             conn.send(frame)
+        history = self.chat.history(seat, chat_after)
+        if history is not None:
+            conn.send_frame(history)
         aud.conns.add(conn)
+        if seat is None:
+            self.watchers_moved()
         if self.contests is not None:
             self.contests.attached(conn, seat)
 
     def detach(self, conn: Peer) -> None:
         for aud in self.audiences.values():
             aud.conns.discard(conn)
+        if conn.seat is None:
+            self.watchers_moved()
         seat = conn.seat
         if seat is not None and self.holders.get(seat) is conn:
             del self.holders[seat]
@@ -360,6 +407,12 @@ class Replica:
     def submit(self, seat: int | None, action: Any, conn: Any = None, act_id: int | None = None,
                seq: int | None = None, by: str = "player", aid: str | None = None) -> bool:
         self.forward(conn, act_id, {"k": "act", "s": seat, "a": action, "q": seq})
+        return True
+
+    def say(self, seat: int | None, name: str | None, text: str, conn: Peer | None = None,
+            say_id: int | None = None, aid: str | None = None) -> bool:
+        """To the owner, like an action: acked once its entry is relayed here (after its event)."""
+        self.forward(conn, say_id, {"k": "say", "s": seat, "nm": name, "tx": text})
         return True
 
     def forward(self, conn: Peer | None, act_id: int | None, msg: dict[str, Any]) -> None:
@@ -385,9 +438,32 @@ class Replica:
         return stuck
 
     def hold_all(self) -> None:
-        """Tell the owner again which seats this process's connections hold (it may be a new owner)."""
+        """Tell the owner again which seats this process's connections hold (it may be a new owner),
+        and how many of its connections watch."""
         for seat, conn in self.holders.items():
             self.store.send_command(self.rid, {"k": "hold", "s": seat, "h": self.store.holder_id(conn), "re": True})
+        if self.told_watchers or self.watchers():
+            self._tell_watchers()
+
+    def watchers(self) -> int:
+        return len(self.audiences[audience_key(None)].conns)
+
+    def watchers_moved(self) -> None:
+        """Every connection of a room on Redis is a relay's, the owner's own process included, so the
+        owner learns how many watch from each relay: once a moment after the count moves (a burst
+        of spectators is one message), and again with the seats' periodic holds, so that a relay
+        that died is forgotten (hub.tables.room.REMOTE_WATCH_S)."""
+        if self.watch_due is None and not self.gone:
+            self.watch_due = asyncio.get_running_loop().call_later(WATCH_TELL_S, self._tell_watchers)
+
+    def _tell_watchers(self) -> None:
+        if self.watch_due is not None:
+            self.watch_due.cancel()
+            self.watch_due = None
+        if self.gone:
+            return
+        self.told_watchers = self.watchers()
+        self.store.send_command(self.rid, {"k": "watch", "n": self.told_watchers, "h": self.store.inst})
 
     def idle(self) -> bool:
         return not self.pending and not any(aud.conns for aud in self.audiences.values())

@@ -35,6 +35,15 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    MasterDownError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -44,8 +53,35 @@ from hub.stores.redis.link import Link, Recorder, Waiting, connect, hello, plain
 
 logger = logging.getLogger("hub.stores.redis")
 
-#: What a lost or unreachable Redis raises; anything else is a bug or a refusal by a script.
-DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError, asyncio.TimeoutError)
+
+
+class Refused(Exception):  # noqa: N818 - what it says, as DOWN's others do
+    """Redis answers but refuses what it is asked, for a while (out of memory, a failed save,
+    loading, a read-only replica): `Server.run` raises this in place of the error, so that every
+    caller handles it as it handles a Redis that is away."""
+
+
+#: What a lost, unreachable or refusing Redis raises; anything else is a bug or a refusal by a script.
+DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError, asyncio.TimeoutError, Refused)
+
+#: The error codes of a Redis that refuses for a while, whatever the command: the command is sent
+#: again later, and meanwhile Redis counts as out (`Server.refused`).
+REFUSING = ("OOM", "MISCONF", "READONLY", "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS")
+_REFUSING_TYPES = (OutOfMemoryError, ReadOnlyError, BusyLoadingError, MasterDownError, ClusterDownError,
+                   TryAgainError)
+
+#: Commands that Redis refuses when out of memory: one of them answered means it takes writes again.
+WRITES = frozenset({"SET", "ZADD", "XADD", "HSET"})
+
+
+def refusal(error: Any) -> bool:
+    """Whether a reply or an exception says Redis refuses for a while (see REFUSING)."""
+    if isinstance(error, _REFUSING_TYPES):
+        return True
+    if not isinstance(error, ResponseError):
+        return False
+    code = getattr(error, "status_code", None) or str(error).split(" ", 1)[0]
+    return code in REFUSING
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -93,7 +129,10 @@ class Keys:
 #   KEYS: lease, log, room, snap
 #   ARGV: me, n, entry, meta or '', ttl_ms, channel, publish command, lease_ms, tokens or ''
 
-#   returns 1 appended, 2 was already there, 0 fenced (another owner), -1 the room is gone
+#   returns 1 appended, 2 was already there, 0 fenced (another owner), -1 the room is gone,
+#   -2 the entry before it is not in the log: Redis lost the log's tail (an fsync-everysec crash),
+#   or refused that entry and took this one sent behind it (out of memory, then not): appended, it
+#   would leave a hole no relay can heal across, so the owner writes the room back instead (RESEED)
 COMMIT = """
 local holder = redis.call('GET', KEYS[1])
 if not holder then
@@ -111,6 +150,7 @@ if #top > 0 then
     return 2
   end
   if last > n then return 0 end
+  if last < n - 1 then return -2 end
 end
 redis.call('XADD', KEYS[2], ARGV[2] .. '-0', 'e', ARGV[3])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'meta', ARGV[4]) end
@@ -122,15 +162,36 @@ redis.call(ARGV[7], ARGV[6], ARGV[3])
 return 1
 """
 
-# A new room: its lease, record and first snapshot together.
-#   KEYS: lease, room, snap   ARGV: me, lease_ms, rec, meta, tokens, snap, ttl_ms
-CREATE = """
+# The lease, record and snapshot of a room, as CREATE and RESEED both write them.
+_SEED = """
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 end
 redis.call('HSET', KEYS[2], 'rec', ARGV[3], 'meta', ARGV[4], 'tokens', ARGV[5], 'snap_n', 0)
 redis.call('SET', KEYS[3], ARGV[6], 'PX', ARGV[7])
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
+"""
+# A new room: its lease, record and first snapshot together.
+#   KEYS: lease, room, snap   ARGV: me, lease_ms, rec, meta, tokens, snap, ttl_ms
+CREATE = _SEED + "return 1\n"
+
+# A room written back from its owner's memory after Redis lost it (a restart without its data): what
+# CREATE writes, the snapshot being the room as it stands after entry n, and then the entries of the
+# log that were on their way when Redis lost it (those after the last one known to be in the log, up
+# to n), appended and published in order. Without them the log began after n, and a relay that
+# missed their one publish (its pub/sub came back after this script ran) could neither read them
+# back nor learn that it lacked them: its seats waited for a delta that never came.
+#   KEYS: lease, room, snap, log   ARGV: me, lease_ms, rec, meta, tokens, snap, ttl_ms, channel,
+#   publish command, then n1, entry1, n2, entry2, ...   returns 1, or 0 when another process holds it
+RESEED = _SEED + """
+for i = 10, #ARGV, 2 do
+  local top = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
+  local last = 0
+  if #top > 0 then last = tonumber(string.match(top[1][1], '^(%d+)')) end
+  if tonumber(ARGV[i]) > last then redis.call('XADD', KEYS[4], ARGV[i] .. '-0', 'e', ARGV[i + 1]) end
+  redis.call(ARGV[9], ARGV[8], ARGV[i + 1])
+end
+if #ARGV >= 10 then redis.call('PEXPIRE', KEYS[4], ARGV[7]) end
 return 1
 """
 
@@ -212,12 +273,17 @@ class Server:
         self.publish_command = "PUBLISH"
         self.up = False
         self.up_since = 0.0
+        self.refusing: str | None = None     # what Redis said when it began refusing writes
+        self.outage_since: float | None = None
+        self.served = False                  # Redis has been up once
         self.on_up: list[Callable[[], None]] = []
         self._connect_lock = asyncio.Lock()
 
     def options(self) -> dict[str, Any]:
+        """One retry, at once: after Redis restarted, every connection pooled before fails on its
+        next use, and without it each of them began (and at once ended) an outage of its own."""
         return {"socket_timeout": self.timeout_s, "socket_connect_timeout": self.timeout_s,
-                "retry": Retry(NoBackoff(), 0)}
+                "retry": Retry(NoBackoff(), 1)}
 
     async def connect(self) -> None:
         """Find out whether the URL is a cluster; raises DOWN errors while Redis is away."""
@@ -258,22 +324,64 @@ class Server:
         return aioredis.Redis(host=host, port=port, retry=Retry(NoBackoff(), 0), socket_timeout=None,
                               socket_connect_timeout=self.timeout_s, **auth)
 
+    @property
+    def healthy(self) -> bool:
+        """Redis answers and takes writes."""
+        return self.up and self.refusing is None
+
     def went_down(self, error: BaseException) -> None:
-        if self.up:
-            log(logger, logging.WARNING, "redis is down", error=repr(error)[:200])
         self.up = False
         self.metrics.broker_up.set(0)
         self.metrics.broker_errors.inc()
+        self._outage(f"unreachable: {error!r:.200}")
 
     def came_up(self) -> None:
         if not self.up:
-            loop = asyncio.get_running_loop()
-            self.up_since = loop.time()
             self.up = True
             self.metrics.broker_up.set(1)
-            log(logger, logging.INFO, "redis is up")
-            for fn in list(self.on_up):
-                fn()
+            self._outage("")
+            if self.refusing is None:
+                self._back()
+
+    def refused(self, error: BaseException) -> None:
+        """Redis refused a command for a while (REFUSING): out until a write passes again."""
+        self.metrics.broker_errors.inc()
+        if self.refusing is None:
+            self.refusing = str(error)[:200]
+            self._outage(f"refusing: {self.refusing}")
+
+    def accepted(self) -> None:
+        """A write passed: Redis takes writes again."""
+        if self.refusing is not None:
+            self.refusing = None
+            self._outage("")
+            if self.up:
+                self._back()
+
+    def _back(self) -> None:
+        """Redis serves again (connected, taking writes): owners renew at once (the sweeps of every
+        process wait a lease from now, `up_since`), and what waited goes out."""
+        self.up_since = asyncio.get_running_loop().time()
+        for fn in list(self.on_up):
+            fn()
+
+    def _outage(self, why: str) -> None:
+        """Log an outage once when it begins and once when it ends, however many calls fail in
+        between (each is counted in hub_broker_errors_total), and count it."""
+        now = asyncio.get_running_loop().time()
+        if not self.healthy and self.outage_since is None:
+            self.outage_since = now
+            self.metrics.redis_outages.inc()
+            self.metrics.redis_up.set(0)
+            log(logger, logging.WARNING, "redis outage", why=why)
+        elif self.healthy:
+            if self.outage_since is not None:
+                log(logger, logging.WARNING, "redis outage over", lasted_s=round(now - self.outage_since, 3))
+            elif not self.served:
+                log(logger, logging.INFO, "redis is up")
+            self.outage_since = None
+            self.served = True
+            self.metrics.redis_up.set(1)
 
     async def run(self, fn: Callable[[Any], Any]) -> Any:
         """One call on the client, keeping track of whether Redis answers."""
@@ -287,6 +395,13 @@ class Server:
             result = await fn(self.client)
         except DOWN as e:
             self.went_down(e)
+            raise
+        except ResponseError as e:
+            if refusal(e):  # refused first: an outage that goes from unreachable to refusing is one
+                self.refused(e)
+                self.came_up()
+                raise Refused(str(e)) from e
+            self.came_up()
             raise
         self.came_up()
         return result
@@ -303,6 +418,12 @@ class Server:
                snap: bytes, ttl_ms: int) -> None:
         k = self.keys
         pipe.eval(CREATE, 3, k.lease(rid), k.room(rid), k.snap(rid), me, lease_ms, rec, meta, tokens, snap, ttl_ms)
+
+    def reseed(self, pipe: Any, me: str, rid: str, lease_ms: int, rec: bytes, meta: str, tokens: str,
+               snap: bytes, ttl_ms: int, entries: list[tuple[int, bytes]]) -> None:
+        k = self.keys
+        pipe.eval(RESEED, 4, k.lease(rid), k.room(rid), k.snap(rid), k.log(rid), me, lease_ms, rec, meta, tokens,
+                  snap, ttl_ms, k.out(rid), self.publish_command, *(x for n, blob in entries for x in (n, blob)))
 
     def snapshot(self, pipe: Any, me: str, rid: str, snap: bytes, ttl_ms: int, n: int, tokens: str) -> None:
         k = self.keys
@@ -352,15 +473,17 @@ class Server:
         page = await self.run(lambda c: c.xrevrange(self.keys.log(rid), max="+", min="-", count=1))
         return int(page[0][0].split(b"-")[0]) if page else 0
 
-    async def metas(self, rids: list[str]) -> list[bytes | None]:
+    async def metas(self, rids: list[str]) -> list[tuple[bytes | None, bytes | None]]:
+        """Each room's meta and its `next` field (a finished room's next room, b"" while being made),
+        in one round trip: the lobby's listing leads from a finished room to its next."""
         async def go(c: Any) -> Any:
             pipe = c.pipeline(transaction=False)
             for rid in rids:
-                pipe.hget(self.keys.room(rid), "meta")
+                pipe.hmget(self.keys.room(rid), "meta", "next")
             return await pipe.execute()
 
-        got: list[bytes | None] = await self.run(go) if rids else []
-        return got
+        got = await self.run(go) if rids else []
+        return [(meta, nxt) for meta, nxt in got]
 
 
 async def _xrange(key: str, start: str, count: int, c: Any) -> Any:
@@ -389,6 +512,8 @@ class Writer:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._watch: asyncio.TimerHandle | None = None
+        self._pause = 0.0                        # before the next link, after Redis refused (REFUSING)
+        self._refused_backoff = 0.05
 
     def push(self, item: Item) -> None:
         if self.ready and not self.queue:
@@ -427,6 +552,9 @@ class Writer:
         backoff = 0.05
         while True:
             if self.link is None:
+                if self._pause:
+                    pause, self._pause = self._pause, 0.0
+                    await asyncio.sleep(pause)
                 try:
                     self.link = await connect(where, self.server.timeout_s, self._on_reply, self._on_lost)
                 except DOWN as e:
@@ -450,6 +578,10 @@ class Writer:
         self._watch = asyncio.get_running_loop().call_later(self.server.timeout_s / 4, self._check)
 
     def _greeted(self, result: Any) -> None:
+        if refusal(result):  # loading its data after a restart, say: ask again in a while
+            self.server.refused(result)
+            self._hold(None)
+            return
         if isinstance(result, Exception):
             log(logger, logging.ERROR, "redis refused the writer's link", error=str(result)[:200])
             if self.link is not None:
@@ -484,7 +616,16 @@ class Writer:
                 self.link.abort()
             return
         w = self.waiting.popleft()
-        self._finish(w.item, result_of(reply, w.name, w.options, self._callbacks))
+        result = result_of(reply, w.name, w.options, self._callbacks)
+        if refusal(result):
+            self.server.refused(result)
+            if w.item.must:
+                self._hold(w.item)
+                return
+        elif w.name in WRITES and not isinstance(result, Exception):
+            self._refused_backoff = 0.05
+            self.server.accepted()
+        self._finish(w.item, result)
         while self.waiting and self.waiting[0].name is None:
             self._finish(self.waiting.popleft().item, None)
 
@@ -504,6 +645,25 @@ class Writer:
         if self._watch is not None:
             self._watch.cancel()
         self.server.went_down(exc or ConnectionError("redis link lost"))
+        self._wake.set()
+
+    def _hold(self, first: Item | None) -> None:
+        """Redis refused an item that must reach it (out of memory, say): that item and every one
+        sent behind it go back to the head of the queue in their order (the scripts are
+        idempotent, and a refused script wrote nothing), the link is dropped before any later
+        reply is handled, and a new one is opened after a pause that grows while Redis refuses.
+        Its callback never sees the refusal: an owner whose commit was refused keeps its room
+        (it used to drop it, and the room stood still until its lease lapsed)."""
+        keep = [] if first is None else [first]
+        keep += [w.item for w in self.waiting if w.item.must and w.item.done != self._greeted]
+        self.waiting.clear()
+        self.queue.extendleft(reversed(keep))
+        link, self.link, self.ready = self.link, None, False
+        if self._watch is not None:
+            self._watch.cancel()
+        if link is not None:
+            link.close()
+        self._pause, self._refused_backoff = self._refused_backoff, min(2.0, self._refused_backoff * 2)
         self._wake.set()
 
     def _check(self) -> None:
@@ -534,6 +694,7 @@ class Writer:
                 self._wake.clear()
                 await self._wake.wait()
             batch = [self.queue.popleft() for _ in range(min(self.batch, len(self.queue)))]
+            names = [self._name(it) for it in batch]
             try:
                 results = await self._execute(batch)
             except DOWN as e:
@@ -549,9 +710,28 @@ class Writer:
             backoff = 0.05
             self.server.came_up()
             it_results = iter(results)
-            for it in batch:
-                result = next(it_results) if it.command is not None else None
+            held: list[Item] = []
+            for it, name in zip(batch, names, strict=True):
+                result: Any = next(it_results) if it.command is not None else None
+                if held or refusal(result):  # as on a link (_hold): from the first refused on, in order
+                    if refusal(result):
+                        self.server.refused(result)
+                    if it.must:
+                        held.append(it)
+                        continue
+                elif name in WRITES and not isinstance(result, Exception):
+                    self.server.accepted()
                 self._finish(it, result)
+            if held:
+                self.queue.extendleft(reversed(held))
+                await asyncio.sleep(self._refused_backoff)
+                self._refused_backoff = min(2.0, self._refused_backoff * 2)
+            elif self.server.refusing is None:
+                self._refused_backoff = 0.05
+
+    def _name(self, item: Item) -> Any:
+        commands = self._recorder.take(item.command) if item.command is not None else []
+        return commands[0][0][0] if commands else None
 
     async def _execute(self, batch: list[Item]) -> list[Any]:
         if not any(it.command is not None for it in batch):

@@ -21,24 +21,28 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import msgpack
+from redis.exceptions import RedisError
 
 from hub.logs import log
 from hub.metrics import Metrics
 from hub.settings import Settings
-from hub.stores.base import Store, Target, no_room, not_finished, unavailable
+from hub.stores.base import Finished, Store, Target, finished_of, no_room, not_finished, unavailable
+from hub.stores.quota import SeatQuota
 from hub.stores.redis import owner as owning
 from hub.stores.redis.ownership import JoinWait, Ownership, release_one
 from hub.stores.redis.pubsub import Subscriber
+from hub.stores.redis.quota import RedisSeatQuota
 from hub.stores.redis.replica import Replica
 from hub.stores.redis.server import DOWN, Item, Server, Writer, valid_rid
 from hub.tables import persist, replay
 from hub.tables.frames import Encoded
 from hub.tables.persist import Restored
-from hub.tables.room import Room, info_of, summary_of
+from hub.tables.room import Room, info_of, listable, summary_of
 from hub.tables.seat import FINISHED, RoomError
 from hub.tokens import hash_token, new_token
 
@@ -49,6 +53,10 @@ logger = logging.getLogger("hub.stores.redis")
 
 LISTING_MAX = 500          # chosen here: the lobby lists the newest public rooms, not every one ever made
 JOIN_TIMEOUT_S = 10.0
+
+
+#: How long a second asker waits for the first to make a finished room's next room.
+NEXT_WAIT_S = 6.0
 
 
 def pack(obj: Any) -> bytes:
@@ -82,12 +90,17 @@ class RedisStore(Store):
         self.rooms.on_drop = self.own.dropped
         self.server.on_up.append(self.own.came_back)
         metrics.broker_up.set(0)
+        metrics.redis_up.set(0)
+
+    def seat_quota(self, joins_per_min: int, seats: int) -> SeatQuota:
+        """One count per address for every process on this Redis (hub/stores/redis/quota.py)."""
+        return RedisSeatQuota(self.server, self.settings.redis_prefix, joins_per_min, seats)
 
     # ---- life ----------------------------------------------------------------------------------
 
     @property
     def up(self) -> bool:
-        return self.server.up
+        return self.server.healthy
 
     async def start(self) -> None:
         await super().start()
@@ -128,9 +141,22 @@ class RedisStore(Store):
                 await self.server.client.aclose()
 
     def spawn(self, coro: Any) -> None:
-        task = asyncio.create_task(coro)
+        task = asyncio.create_task(self._guarded(coro))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _guarded(self, coro: Any) -> None:
+        """A background step (a sweep, a claim, a check of holders, a resubscription): a Redis that
+        is away or refusing is counted and logged once where it was met (Server), and the next step
+        of the clock tries again; nothing is left for asyncio to report as never retrieved."""
+        try:
+            await coro
+        except DOWN:
+            pass
+        except RedisError as e:
+            log(logger, logging.WARNING, "a background redis call failed", error=repr(e)[:200])
+        except Exception:  # noqa: BLE001 - a bug: said, and the clock goes on
+            logger.exception("a background task failed")
 
     def next_id(self) -> str:
         return f"{self.inst}:{next(self._ids)}"
@@ -144,10 +170,11 @@ class RedisStore(Store):
 
     # ---- the lobby -----------------------------------------------------------------------------
 
-    async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str) -> dict[str, Any]:
-        if not self.server.up:
+    async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str,
+                     again: bool = False) -> dict[str, Any]:
+        if not self.server.healthy:
             raise unavailable()
-        room = self.rooms.build(game, seats, options, bots, ip)
+        room = self.rooms.build(game, seats, options, bots, ip, again=again)
         owner, created = owning.create(self, room)
         rid = room.rid
         self.owned[rid] = owner
@@ -177,11 +204,14 @@ class RedisStore(Store):
         except DOWN:
             raise unavailable() from None
         out, gone = [], []
-        for rid, raw in zip(rids, metas, strict=True):
+        for rid, (raw, nxt) in zip(rids, metas, strict=True):
             if raw is None:
                 gone.append(rid)
-            else:
-                out.append(summary_of(json.loads(raw)))
+            elif listable(meta := json.loads(raw)):
+                entry = summary_of(meta)
+                if entry["status"] == FINISHED:
+                    entry["next_room"] = nxt.decode() if nxt else None
+                out.append(entry)
         if gone:
             keys = self.keys
             self.writer.push(Item(lambda p: p.zrem(keys.index, *gone), must=False))
@@ -190,22 +220,76 @@ class RedisStore(Store):
     async def info(self, rid: str) -> dict[str, Any] | None:
         owner = self.owned.get(rid)
         if owner is not None:
-            return owner.room.info()
+            return await self.with_next(rid, owner.room.info())
         if not valid_rid(rid):
             return None
         try:
             raw = await self.server.run(lambda c: c.hget(self.keys.room(rid), "meta"))
         except DOWN:
             raise unavailable() from None
-        return info_of(json.loads(raw)) if raw else None
+        return await self.with_next(rid, info_of(json.loads(raw)) if raw else None)
 
-    async def join(self, rid: str, name: str, seat: int | None) -> tuple[int, str]:
+    # ---- play again: the link is a field of the finished room's hash, so every process sees it ----
+
+    async def finished(self, rid: str) -> Finished | None:
+        owner = self.owned.get(rid)
+        if owner is not None:
+            return finished_of(owner.room)
+        if not valid_rid(rid):
+            return None
+        try:
+            rec_b, tokens, _ = await self.server.read_room(rid)
+            raw = await self.server.run(lambda c: c.hget(self.keys.room(rid), "meta"))
+        except DOWN:
+            raise unavailable() from None
+        if rec_b is None or raw is None:
+            return None
+        rec, meta = persist.read_record(rec_b), json.loads(raw)
+        hashes = json.loads(tokens) if tokens else [None] * int(rec["seats"])
+        return Finished(str(meta["status"]), str(rec["game"]), int(rec["seats"]),
+                        {**rec.get("options", {}), **rec.get("hub_options", {})}, list(rec.get("bots", [])),
+                        list(meta["names"]), hashes)
+
+    async def next_of(self, rid: str) -> str | None:
+        if not valid_rid(rid):
+            return None
+        try:
+            raw = await self.server.run(lambda c: c.hget(self.keys.room(rid), "next"))
+        except DOWN:
+            raise unavailable() from None
+        return raw.decode() if raw else None  # b"" while the first asker is still making it
+
+    async def link_next(self, rid: str, make: Callable[[], Awaitable[str]]) -> str:
+        """HSETNX claims the making for one caller on any process; the others wait for the room id."""
+        key = self.keys.room(rid)
+        try:
+            first = await self.server.run(lambda c: c.hsetnx(key, "next", b""))
+        except DOWN:
+            raise unavailable() from None
+        if first:
+            try:
+                made = await make()
+            except BaseException:
+                with contextlib.suppress(*DOWN):
+                    await self.server.run(lambda c: c.hdel(key, "next"))
+                raise
+            await self.server.run(lambda c: c.hset(key, "next", made.encode()))
+            return made
+        deadline = time.monotonic() + NEXT_WAIT_S
+        while time.monotonic() < deadline:
+            known = await self.next_of(rid)
+            if known:
+                return known
+            await asyncio.sleep(0.05)
+        raise unavailable("the next room is still being made; try again")
+
+    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
         """The token is made here and only its hash travels: no plain token is ever in Redis."""
         if rid not in self.owned and await self.info(rid) is None:
             raise no_room()
         token = new_token()
         jid = self.next_id()
-        msg = {"k": "join", "jid": jid, "nm": name, "s": seat, "th": hash_token(token), "rx": self.inst}
+        msg = {"k": "join", "jid": jid, "nm": name, "s": seat, "th": hash_token(token), "rx": self.inst, "bt": bot}
         fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.joins[jid] = JoinWait(rid, msg, fut, time.monotonic())
         try:

@@ -36,6 +36,10 @@ T = TypeVar("T")
 
 #: The schema's version, kept in the file: a file of another version is refused at start.
 SCHEMA_V = 1
+#: How often the checkpointer's thread moves the WAL into the database file.
+CHECKPOINT_EVERY_S = 1.0
+#: A WAL of this many frames (4 KiB pages) is started again from its beginning (SQLite's own default).
+WAL_RESTART_FRAMES = 1000
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS hub (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -87,6 +91,9 @@ class Database:
         self.failing = False
         self.idle = threading.Event()
         self.idle.set()
+        self._stopping = threading.Event()
+        self._finish_checkpoint = threading.Event()
+        self._checkpointer: threading.Thread | None = None
 
     # ---- life ----------------------------------------------------------------------------------
 
@@ -96,6 +103,9 @@ class Database:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={self.sync}")
         conn.execute("PRAGMA foreign_keys=OFF")
+        # No commit checkpoints the WAL itself (by default the one that passes 1,000 pages does, with
+        # an fsync, while every delta of its batch and behind it waits): the checkpointer's thread does.
+        conn.execute("PRAGMA wal_autocheckpoint=0")
         return conn
 
     def create_schema(self) -> None:
@@ -114,13 +124,18 @@ class Database:
         self._loop = asyncio.get_running_loop()
         self._thread = threading.Thread(target=self._run, name="hub-sqlite-writer", daemon=True)
         self._thread.start()
+        self._checkpointer = threading.Thread(target=self._checkpoints, name="hub-sqlite-checkpoint", daemon=True)
+        self._checkpointer.start()
 
     async def stop(self) -> None:
         """Commit what is queued, then stop the thread."""
         self._flush()
         self._queue.put(None)
+        self._stopping.set()
         if self._thread is not None:
             await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 10)
+        if self._checkpointer is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._checkpointer.join, 10)
         self._reader.shutdown(wait=True)
         if self._read_conn is not None:
             self._read_conn.close()
@@ -160,8 +175,37 @@ class Database:
                         break
                     batch.extend(more)
                 self._commit(conn, batch)
+                if self._finish_checkpoint.is_set():
+                    # after the batch's deltas went out, and before the next batch: what the
+                    # checkpointer left is a few pages, and once all are in the file the next commit
+                    # starts the WAL again from its beginning (a checkpoint beside a busy writer
+                    # never catches up with it alone, and the WAL would grow without end)
+                    self._finish_checkpoint.clear()
+                    try:
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    except sqlite3.Error as e:
+                        log(logger, logging.DEBUG, "checkpoint skipped", error=repr(e)[:200])
                 if self._queue.empty():
                     self.idle.set()
+        finally:
+            conn.close()
+
+    def _checkpoints(self) -> None:
+        """Moves the WAL's pages into the database file beside the writer, out of its way (a passive
+        checkpoint takes no lock that a commit waits for), and once the WAL is long, asks the writer
+        to copy the few pages left between two batches, so that it starts again from its beginning."""
+        conn = self.open()
+        try:
+            while not self._stopping.wait(CHECKPOINT_EVERY_S):
+                try:
+                    _, frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                except sqlite3.Error as e:  # busy or failing: the next one tries again
+                    log(logger, logging.DEBUG, "checkpoint skipped", error=repr(e)[:200])
+                    continue
+                if frames >= WAL_RESTART_FRAMES:
+                    self._finish_checkpoint.set()
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             conn.close()
 

@@ -23,6 +23,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.stores.sqlite.database import Database, Step
+from hub.tables.chat import deliver
 from hub.tables.frames import Encoded
 from hub.tables.persist import entry_of, pack, snapshot_of
 from hub.tables.room import Room
@@ -43,9 +44,17 @@ class Host(Protocol):
 
 
 def meta_row(room: Room) -> tuple[str, str, int | None, str]:
-    """(status, meta JSON, finished ms, rid) for the room's row."""
+    """(status, meta JSON, finished ms, rid) for the room's row (`SET_META`)."""
     finished = epoch_ms() if room.status == FINISHED else None
     return room.status, json.dumps(room.meta()), finished, room.rid
+
+
+#: A room's lobby row. Its moment of finishing is written once, and after every other game's: the
+#: history pages by it (`finished_ms < before`), so two games that finished in one millisecond
+#: would put one of them between two pages, in neither.
+SET_META = ("UPDATE rooms SET status = ?1, meta = ?2, finished_ms = CASE WHEN ?3 IS NULL OR finished_ms IS NOT NULL "
+            "THEN finished_ms ELSE max(?3, (SELECT coalesce(max(finished_ms), 0) + 1 FROM rooms "
+            f"WHERE status = '{FINISHED}')) END WHERE rid = ?4")
 
 
 class Journal:
@@ -101,8 +110,7 @@ class Journal:
         def write(db: sqlite3.Connection) -> None:
             db.execute("INSERT OR REPLACE INTO entries (rid, n, entry) VALUES (?, ?, ?)", (rid, n, blob))
             if meta is not None:
-                db.execute("UPDATE rooms SET status = ?, meta = ?, finished_ms = coalesce(?, finished_ms) "
-                           "WHERE rid = ?", meta)
+                db.execute(SET_META, meta)
             if snap is not None:
                 db.execute("UPDATE rooms SET snap = ?, snap_n = ? WHERE rid = ?", snap)
 
@@ -116,6 +124,8 @@ class Journal:
         audiences = self.room.audiences
         for key, delta in changed:
             audiences[key].broadcast((delta,))
+        if entry["k"] == "chat":
+            deliver(audiences.values(), entry["ln"])
         aid = entry.get("aid")
         if aid is not None:
             waiting = self.acks.pop(aid, None)
@@ -134,8 +144,7 @@ class Journal:
         if self.gone:
             return
         row = meta_row(self.room)
-        self.db.push(Step(lambda db: db.execute(
-            "UPDATE rooms SET status = ?, meta = ?, finished_ms = coalesce(?, finished_ms) WHERE rid = ?", row)))
+        self.db.push(Step(lambda db: db.execute(SET_META, row)))
 
     def event(self, frame: Encoded) -> None:
         """An event for every connection, in order behind the changes before it."""
@@ -181,8 +190,8 @@ class Gate:
     def in_turn(self, answer: Callable[[], None]) -> None:
         self.journal.command(answer)
 
-    def attach(self, conn: Peer, seat: int | None, resume: int | None) -> None:
-        self.journal.command(lambda: self.room.attach(conn, seat, resume))
+    def attach(self, conn: Peer, seat: int | None, resume: int | None, chat_after: int | None = None) -> None:
+        self.journal.command(lambda: self.room.attach(conn, seat, resume, chat_after))
 
     def detach(self, conn: Peer) -> None:
         self.journal.command(lambda: self.room.detach(conn))
@@ -200,7 +209,19 @@ class Gate:
         if not self.room.submit(seat, action, conn=conn, act_id=act_id, seq=seq, by=by, aid=aid):
             self.journal.acks.pop(aid, None)
 
-    async def join(self, name: str, seat: int | None) -> tuple[int, str]:
+    def say(self, seat: int | None, name: str | None, text: str, conn: Peer | None = None,
+            say_id: int | None = None, aid: str | None = None) -> bool:
+        self.journal.command(partial(self._say, seat, name, text, conn, say_id))
+        return True
+
+    def _say(self, seat: int | None, name: str | None, text: str, conn: Peer | None, say_id: int | None) -> None:
+        aid = f"c{next(_AIDS)}"
+        if conn is not None and say_id is not None:
+            self.journal.acks[aid] = (conn, say_id)
+        if not self.room.say(seat, name, text, conn=conn, say_id=say_id, aid=aid):
+            self.journal.acks.pop(aid, None)
+
+    async def join(self, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
         """Seat a player; answered once the join is in the file (its token is good from then on)."""
         fut: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
 
@@ -209,7 +230,7 @@ class Gate:
             waiting: asyncio.Future[int] = asyncio.get_running_loop().create_future()
             self.journal.joins[jid] = waiting
             try:
-                index, token = self.room.join(name, seat, jid=jid)
+                index, token = self.room.join(name, seat, jid=jid, bot=bot)
             except RoomError as e:
                 self.journal.joins.pop(jid, None)
                 fut.set_exception(e)

@@ -22,6 +22,7 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,8 @@ class SqliteStore(Store):
         self.journals: dict[str, Journal] = {}
         self.gates: dict[str, Gate] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        # the next rooms of the finished rooms brought back at start (made before the restart)
+        self.links_taken_up: dict[str, str] = {}
         self.rooms.on_drop = self._dropped
 
     # ---- life ----------------------------------------------------------------------------------
@@ -91,7 +94,12 @@ class SqliteStore(Store):
             beat = db.execute("SELECT value FROM hub WHERE key = 'beat'").fetchone()
             return rows, beat[0] if beat else None
 
+        def links(db: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            return db.execute("SELECT r.rid, h.value FROM rooms r JOIN hub h ON h.key = 'next:' || r.rid "
+                              "WHERE r.status = ? AND r.finished_ms >= ?", (FINISHED, keep_finished)).fetchall()
+
         rows, beat = self.db.read_now(read)
+        self.links_taken_up = {str(rid): str(nxt) for rid, nxt in self.db.read_now(links)}
         paused_ms = max(0, epoch_ms() - int(beat)) if beat is not None else 0
         taken = 0
         conn = self.db.open()
@@ -150,6 +158,7 @@ class SqliteStore(Store):
             for rid in old:
                 db.execute("DELETE FROM entries WHERE rid = ?", (rid,))
                 db.execute("DELETE FROM rooms WHERE rid = ?", (rid,))
+                db.execute("DELETE FROM hub WHERE key = ?", (f"next:{rid}",))
 
         self.db.push(Step(write))
 
@@ -167,8 +176,9 @@ class SqliteStore(Store):
 
     # ---- the lobby -----------------------------------------------------------------------------
 
-    async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str) -> dict[str, Any]:
-        room = self.rooms.build(game, seats, options, bots, ip)
+    async def create(self, game: Any, seats: Any, options: Any, bots: Any, ip: str,
+                     again: bool = False) -> dict[str, Any]:
+        room = self.rooms.build(game, seats, options, bots, ip, again=again)
         journal = self._hold(room, 0)
         created = epoch_ms()
         row = (room.rid, room.game.id, room.status, int(room.private), created, persist.record_of(room, created),
@@ -189,14 +199,39 @@ class SqliteStore(Store):
         return {"room": room.rid, "game": room.game.id, "seats": len(room.seats)}
 
     async def listing(self) -> list[dict[str, Any]]:
-        return self.rooms.listing()
+        return self.with_next_listed(self.rooms.listing())
 
     async def info(self, rid: str) -> dict[str, Any] | None:
         room = self.rooms.get(rid)
         if room is not None:
-            return room.info()
+            return await self.with_next(rid, room.info())
         meta = await self._meta(rid)
-        return info_of(meta) if meta is not None else None
+        return await self.with_next(rid, info_of(meta) if meta is not None else None)
+
+    def next_held(self, rid: str) -> str | None:
+        """Made since this process started, or a finished room's link brought back with it."""
+        return super().next_held(rid) or self.links_taken_up.get(rid)
+
+    async def next_of(self, rid: str) -> str | None:
+        """Asked in this process since it started, else as the file says (it outlives a restart)."""
+        held = await super().next_of(rid)
+        if held is not None or not isinstance(rid, str) or len(rid) > 64:
+            return held
+        key = f"next:{rid}"
+        row = await self.db.read(lambda db: db.execute("SELECT value FROM hub WHERE key = ?", (key,)).fetchone())
+        return str(row[0]) if row else None
+
+    async def link_next(self, rid: str, make: Callable[[], Awaitable[str]]) -> str:
+        """After a restart the link is in the file only: a press then finds the room made before it."""
+        if rid not in self.next_rooms:
+            known = await self.next_of(rid)
+            if known is not None:
+                return known
+        return await super().link_next(rid, make)
+
+    def linked(self, rid: str, nxt: str) -> None:
+        key = f"next:{rid}"
+        self.db.push(Step(lambda db: db.execute("INSERT OR IGNORE INTO hub (key, value) VALUES (?, ?)", (key, nxt))))
 
     async def _meta(self, rid: str) -> dict[str, Any] | None:
         if not isinstance(rid, str) or len(rid) > 64:
@@ -204,13 +239,13 @@ class SqliteStore(Store):
         row = await self.db.read(lambda db: db.execute("SELECT meta FROM rooms WHERE rid = ?", (rid,)).fetchone())
         return json.loads(row[0]) if row else None
 
-    async def join(self, rid: str, name: str, seat: int | None) -> tuple[int, str]:
+    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
         gate = self.gates.get(rid)
         if gate is None:
             if await self._meta(rid) is not None:  # finished, and no longer in memory
                 raise RoomError("game_over", "this game has finished", 409)
             raise no_room()
-        return await gate.join(name, seat)
+        return await gate.join(name, seat, bot)
 
     async def replay(self, rid: str) -> dict[str, Any] | None:
         room = self.rooms.get(rid)
