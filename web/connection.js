@@ -11,14 +11,24 @@
 //   "status"  ({state, detail})            state: connecting | connected | reconnecting | closed
 //   "rtt"     ({rtt, offset})              after each pong: round trip in ms, server clock offset
 //   "contest" (frame)                      after `seen` has already been sent
-//   "event"   (frame)                      contest_result and other notifications
+//   "event"   (frame)                      contest_result, chat and chat_history, other notifications
 //   "error"   (frame)                      an error frame that answers no action of ours
 //   "final"   ({code, reason})             closed for good (4001, 4004, 4009): no reconnect
+//
+// A lost network is noticed within STALL_MS: the browser's `offline` event drops the socket at once,
+// and a socket that brings no frame at all for twice the ping interval (our pings draw pongs, the
+// hub's pings arrive too) is taken for dead and replaced. While the browser says it is offline no
+// socket is tried; its `online` event tries at once. An action made meanwhile waits in a queue and is
+// sent, with the seq of the view it was chosen in, as soon as the table is back (docs/protocol.md).
 
 import { encode, decode } from "@msgpack/msgpack";
 import { applyPatch } from "fast-json-patch";
 
-const PING_EVERY_MS = 3000;
+// The app-level heartbeat: a ping a second, each answered by a pong, so that a silent socket is known
+// to be dead after STALL_MS rather than after the hub's idle timeout.
+const PING_EVERY_MS = 1000;
+const STALL_MS = 2 * PING_EVERY_MS;
+const WATCH_EVERY_MS = 250;
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 // Close codes after which trying again cannot help.
 const FINAL_CLOSES = {
@@ -47,6 +57,7 @@ export class Connection {
     this._listeners = {};
     this._nextId = 1;
     this._pending = new Map(); // action id -> {resolve, reject}
+    this.lastChat = 0;         // the last chat line held: a reconnect asks only for those after it
     this._pings = new Map();   // ping id -> performance.now() at sending
     this._samples = [];        // recent {rtt, offset}
     this._attempt = 0;
@@ -56,6 +67,13 @@ export class Connection {
     this._resyncs = 0;         // consecutive resyncs without a delta applied in between
     this._pingTimer = null;
     this._retryTimer = null;
+    this._watchTimer = null;
+    this._lastFrame = 0;       // performance.now() of the last frame from the hub
+    this._queued = [];         // actions made while the table was away: {action, seq, resolve, reject}
+    // The browser knows it lost the network: say so and drop the socket now, not after a timeout.
+    this._offline = () => {
+      if (!this._stopped && this.ws) this._drop("the browser is offline");
+    };
     // Back online, or back in front after the tab slept: try at once rather than after the backoff.
     this._wake = () => {
       if (!this._stopped && !this.ws && this.state === "reconnecting" && document.visibilityState !== "hidden") {
@@ -91,7 +109,10 @@ export class Connection {
   open() {
     this._stopped = false;
     window.addEventListener("online", this._wake);
+    window.addEventListener("offline", this._offline);
     document.addEventListener("visibilitychange", this._wake);
+    clearInterval(this._watchTimer);
+    this._watchTimer = setInterval(() => this._watch(), WATCH_EVERY_MS);
     this._connect();
     return this;
   }
@@ -100,13 +121,16 @@ export class Connection {
   close() {
     this._stopped = true;
     window.removeEventListener("online", this._wake);
+    window.removeEventListener("offline", this._offline);
     document.removeEventListener("visibilitychange", this._wake);
     clearTimeout(this._retryTimer);
     clearInterval(this._pingTimer);
+    clearInterval(this._watchTimer);
     if (this.ws) {
       try { this.ws.close(1000, "bye"); } catch { /* already closed */ }
     }
     this._failPending("closed", "The connection was closed.");
+    this._failQueued("closed", "The connection was closed.");
     this._setState("closed", "left the table");
   }
 
@@ -116,24 +140,99 @@ export class Connection {
    * been applied, and the next view will tell).
    */
   act(action) {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || this.seq === null) {
+    if (this.live()) return this._act(action, this.seq);
+    if (this._stopped || this.seq === null) {
       const err = new Error("Not connected to the hub.");
       err.code = "disconnected";
       return Promise.reject(err);
     }
+    // Away for now: sent once the table is back, as chosen in the view of this moment.
+    return new Promise((resolve, reject) => { this._queued.push({ action, seq: this.seq, resolve, reject }); });
+  }
+
+  /** Whether an action sent now goes out at once (false: it waits in the queue). */
+  live() {
+    return Boolean(this.ws && this.ws.readyState === WebSocket.OPEN && this.seq !== null && this.state === "connected");
+  }
+
+  /** How many actions wait for the table to come back. */
+  get queued() {
+    return this._queued.length;
+  }
+
+  _act(action, seq) {
     const id = this._nextId++;
-    const frame = { t: "act", id, action, seq: this.seq };
+    const frame = { t: "act", id, action, seq };
     return new Promise((resolve, reject) => {
       this._pending.set(id, { resolve, reject });
       this._send(frame);
     });
   }
 
+  /**
+   * Say a chat line (docs/protocol.md); resolves with the ack, rejects like act(). `name` is sent
+   * by a spectator only: a seat speaks under its seat's name.
+   */
+  say(text, name = null) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || this.seq === null) {
+      const err = new Error("Not connected to the hub.");
+      err.code = "disconnected";
+      return Promise.reject(err);
+    }
+    const id = this._nextId++;
+    const frame = { t: "say", id, text };
+    if (name && this.seat === null) frame.name = name;
+    return new Promise((resolve, reject) => {
+      this._pending.set(id, { resolve, reject });
+      this._send(frame);
+    });
+  }
+
+  _flushQueued() {
+    const queued = this._queued;
+    this._queued = [];
+    for (const q of queued) this._act(q.action, q.seq).then(q.resolve, q.reject);
+  }
+
+  _failQueued(code, message) {
+    const queued = this._queued;
+    this._queued = [];
+    for (const q of queued) {
+      const err = new Error(message);
+      err.code = code;
+      q.reject(err);
+    }
+  }
+
+  /** The heartbeat's other half: a socket with no frame for STALL_MS is dead, whatever it says. */
+  _watch() {
+    if (this._stopped || !this.ws || this.state !== "connected") return;
+    // A hidden tab's timers are throttled (its pings go out late): judge only a tab in front.
+    if (document.visibilityState === "hidden") { this._lastFrame = performance.now(); return; }
+    if (performance.now() - this._lastFrame > STALL_MS) this._drop(`no frame from the hub for ${STALL_MS / 1000} s`);
+  }
+
+  /** Give up this socket (the network is gone) and try again as the network allows. */
+  _drop(why) {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) {
+      ws.onclose = null;
+      ws.onmessage = null;
+      try { ws.close(1000, "gone"); } catch { /* ignore */ }
+    }
+    clearInterval(this._pingTimer);
+    this._failPending("disconnected", "The connection dropped before the hub answered; the table shows what happened.");
+    this._retry(why, 0);
+  }
+
   // --- the socket -------------------------------------------------------------------------
 
   _connect() {
     clearTimeout(this._retryTimer);
-    this._setState(this._attempt === 0 && this.view === null ? "connecting" : "reconnecting");
+    this._setState(this._attempt === 0 && this.view === null ? "connecting" : "reconnecting",
+      navigator.onLine === false ? "the browser is offline" : "");
+    if (navigator.onLine === false && this.view !== null) return; // the `online` event tries again
     let ws;
     try {
       ws = new WebSocket(this.url, ["msgpack"]);
@@ -145,10 +244,12 @@ export class Connection {
     // `seen` go out from inside the handler, before anything is rendered.
     ws.binaryType = "arraybuffer";
     this.ws = ws;
+    this._lastFrame = performance.now();
     ws.onopen = () => {
       const hello = { t: "hello", room: this.room };
       if (this.token) hello.token = this.token;
       if (this.seq !== null && this.view !== null && !this._freshNext) hello.resume = this.seq;
+      if (this.lastChat > 0) hello.chat = this.lastChat;
       this._freshNext = false;
       this._send(hello);
     };
@@ -170,6 +271,7 @@ export class Connection {
       return;
     }
     if (!f || typeof f !== "object" || typeof f.t !== "string") return;
+    this._lastFrame = performance.now();
     switch (f.t) {
       case "contest":
         // Answer first, synchronously, before any listener renders anything: the hub measures
@@ -197,6 +299,7 @@ export class Connection {
           this._pending.delete(f.id);
           const err = new Error(f.message || f.code || "refused");
           err.code = f.code;
+          if (typeof f.late_by_ms === "number") err.lateBy = f.late_by_ms; // too_late: by how much
           p.reject(err);
         } else {
           this._emit("error", f);
@@ -207,6 +310,10 @@ export class Connection {
         this._onPong(f);
         break;
       case "event":
+        if (f.kind === "chat" && Number.isInteger(f.id)) this.lastChat = Math.max(this.lastChat, f.id);
+        if (f.kind === "chat_history" && Array.isArray(f.lines)) {
+          for (const ln of f.lines) if (ln && Number.isInteger(ln.id)) this.lastChat = Math.max(this.lastChat, ln.id);
+        }
         this._emit("event", f);
         break;
       default:
@@ -235,6 +342,7 @@ export class Connection {
     this._setState("connected");
     this._startPings();
     this._emit("view", this.view, { seq: this.seq, seat: this.seat });
+    this._flushQueued();
   }
 
   _onDelta(f) {
@@ -317,6 +425,7 @@ export class Connection {
     const final = FINAL_CLOSES[ev.code];
     if (final) {
       this._stopped = true;
+      this._failQueued("closed", final);
       this._setState("closed", final);
       this._emit("final", { code: ev.code, reason: final });
       return;

@@ -13,6 +13,7 @@ import { createRef } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { h, render, api, toast, words, seatName, announce, ShareBox, roomLink, copyText } from "./ui.js";
 import { playAgain } from "./play_again.js";
+import { alertMe, AlertSwitches } from "./alerts.js";
 
 // --- seat colours and symbols ------------------------------------------------------------------
 
@@ -125,6 +126,48 @@ export function newLogLines(before, view) {
   return now;
 }
 
+// --- who is here ---------------------------------------------------------------------------------------
+
+/**
+ * A seat's presence from the view (`players[i].presence`, an extension): here, away with the grace
+ * left before a bot stands in (counted down by the server's clock), or played by a bot.
+ */
+function Presence({ p, now }) {
+  const [, tick] = useState(0);
+  const until = p.presence === "away" && typeof p.grace_until === "number" ? p.grace_until : null;
+  useEffect(() => {
+    if (until === null) return undefined;
+    const timer = setInterval(() => tick((n) => n + 1), 500);
+    return () => clearInterval(timer);
+  }, [until]);
+  if (p.presence === "here") return h("span", { class: "presence here", "data-testid": `presence-${p.seat}`, "data-presence": "here" }, " ● here");
+  if (p.presence !== "away") return null;
+  const left = until === null ? null : Math.max(0, Math.ceil((until - now()) / 1000));
+  return h("span", { class: "presence away", "data-testid": `presence-${p.seat}`, "data-presence": "away" },
+    left === null ? " ○ away" : ` ○ away — a bot plays in ${left} s`);
+}
+
+/**
+ * How many watch: the room's info (`watchers`), asked every few seconds while the table is open.
+ * Spectators coming and going change no view, which would cost a delta to every connection.
+ */
+function Watchers({ rid }) {
+  const [count, setCount] = useState(null);
+  useEffect(() => {
+    let stopped = false;
+    const ask = () => api("GET", `/api/rooms/${encodeURIComponent(rid)}`)
+      .then((info) => { if (!stopped && info && typeof info.watchers === "number") setCount(info.watchers); })
+      .catch(() => {});
+    ask();
+    const timer = setInterval(ask, WATCHERS_EVERY_MS);
+    return () => { stopped = true; clearInterval(timer); };
+  }, [rid]);
+  if (count === null) return null;
+  return h("p", { class: "muted watchers", "data-testid": "watchers" }, `◉ ${count} watching`);
+}
+
+const WATCHERS_EVERY_MS = 3000;
+
 // --- the deadline ------------------------------------------------------------------------------------
 
 /** Counts down to the view's deadline by the server's clock; redraws itself, not the table. */
@@ -159,7 +202,8 @@ const ORDINALS = ["1st", "2nd", "3rd"];
  *
  * What the live table or the replay add is set on the frame and drawn with it: `banner` (closed
  * for good), `join` (free seats on offer), `contest` (the generic grab button), `controls` (the
- * replay's), `message` (in place of the board before there is a view), `room` (the room's info).
+ * replay's), `message` (in place of the board before there is a view), `room` (the room's info),
+ * `chat` (chat.js: the table's chat beside the board; a replay's shows the lines said by `chatUpTo`).
  */
 export class Frame {
   constructor(el, { rid, mode = "live", ctx }) {
@@ -174,16 +218,32 @@ export class Frame {
     this.final = null;          // a close code once nothing more can be sent
     this.closed = false;
     this.busy = false;
+    this.sending = null;        // {state: "sending" | "failed", text}: how the last move is doing
     this.banner = null;
     this.join = null;
     this.contest = null;
     this.controls = null;
     this.message = null;
     this.room = null;
+    this.chat = null;
+    this.chatUpTo = null;
+    this.chatRef = createRef();
     this.reveal = { key: null, shown: 0, fresh: -1 };
     this.summaryOpen = false;
     this.wasMyTurn = false;
     this.spokeResult = false;
+    this.seenFirst = false;        // the first view tells nothing new: what it shows was there before
+    this.offersFor = new Set();    // ids of the offers waiting for this player's answer
+    this.newOffers = [];           // of them, those that came since the player last touched the page
+    this.grabbing = null;          // {cid, what}: a grab this seat may try is open (the tab's title says so)
+    // Touching the page means the new offers have been seen: the tab's title goes back.
+    this.onTouch = () => {
+      if (this.newOffers.length) { this.newOffers = []; this.retitle(); }
+    };
+    if (mode === "live" && typeof document !== "undefined") {
+      document.addEventListener("pointerdown", this.onTouch, true);
+      document.addEventListener("keydown", this.onTouch, true);
+    }
     this.serverNow = () => Date.now();
     this.resultRef = createRef();
     this.summaryRef = createRef();
@@ -238,6 +298,8 @@ export class Frame {
   /** Leave the screen: its elements go, and with them their timers. */
   close() {
     this.closed = true;
+    document.removeEventListener("pointerdown", this.onTouch, true);
+    document.removeEventListener("keydown", this.onTouch, true);
     render(null, this.el);
   }
 
@@ -258,10 +320,13 @@ export class Frame {
         view ? this.board(view) : this.message || h("p", { class: "muted" },
           this.mode === "replay" ? "Loading the replay…" : "Connecting to the table…")),
         h("aside", { class: "side" },
-          h("section", { class: "card" }, h("h3", {}, "Players"), view ? this.players(view) : null),
+          h("section", { class: "card" }, h("h3", {}, "Players"), view ? this.players(view) : null,
+            view && this.mode !== "replay" && this.rid ? h(Watchers, { rid: this.rid }) : null),
+          this.chat ? this.chat.panel({ view, mark: (s) => this.mark(s), upTo: this.chatUpTo, listRef: this.chatRef }) : null,
           h("section", { class: "card moves" }, h("h3", {}, "Moves ", h("small", { class: "muted" }, "newest first")),
             view ? this.moves(view) : null))),
       view ? this.summary() : null,
+      this.chat ? this.chat.handle() : null,
       h("p", { class: "back" }, h("a", { href: "#/" }, "← Lobby")));
   }
 
@@ -310,13 +375,16 @@ export class Frame {
       view ? h("p", { class: `turn${this.myTurn() ? " mine" : ""}`, "data-testid": "turn" }, this.turnText(view, seat)) : null,
       h("p", { class: "who" }, badge, " ",
         h(Countdown, { deadline, now: this.serverNow, mine: this.myTurn() }),
+        this.sending ? h("span", { class: `move-status ${this.sending.state}`, "data-testid": "move-status",
+          "data-state": this.sending.state, role: "status" }, ` ${this.sending.text} `) : null,
         this.mode === "live" && view && !waiting
           ? h("button", { type: "button", class: "small", "data-testid": "share-room",
             onclick: async () => {
               if (await copyText(roomLink(this.rid))) toast("Link copied: whoever opens it watches this table.");
               else toast(`Copy this link by hand: ${roomLink(this.rid)}`, "info", 12000);
             } }, "Copy link to watch")
-          : null),
+          : null,
+        this.mode === "live" && !isSpectator && !this.final && !(view && view.result) ? h(AlertSwitches, {}) : null),
       waiting ? h("div", { class: "invite", "data-testid": "invite" },
         h("p", {}, priv ? "Invite players with this link (a private room can be found no other way):"
           : "Invite players with this link, or let them find the room in the lobby:"),
@@ -364,17 +432,66 @@ export class Frame {
   speak() {
     if (this.mode !== "live" || !this.view || !this.mod) return;
     const mine = this.myTurn();
+    const first = !this.seenFirst;
+    this.seenFirst = true;
     if (mine && !this.wasMyTurn) {
       announce(`Your turn: ${this.phaseText(this.view)}.`);
-      document.title = `▶ Your turn · ${this.title || "Game hub"}`;
-    } else if (!mine && this.wasMyTurn) {
-      document.title = `${this.title || "Room"} #${this.rid} · Game hub`;
+      if (!first) alertMe("turn", `Your turn at ${this.title || "the table"}: ${this.phaseText(this.view)}.`);
     }
+    this.lookAtOffers(first);
+    if (mine !== this.wasMyTurn) this.wasMyTurn = mine;
+    this.retitle();
     if (this.view.result && !this.spokeResult) {
       this.spokeResult = true;
       announce(`The game is over. ${this.headline(this.view)}`);
     }
-    this.wasMyTurn = mine;
+  }
+
+  /**
+   * Offers that name this player and wait for their answer (a view's `offers`, as Waterfall Park has
+   * them: {id, author, parties, accepted}): a new one is told (alerts.js) and changes the tab's title
+   * until the player touches the page or the offer no longer waits.
+   */
+  lookAtOffers(first) {
+    const { seat, isSpectator } = this.ctx();
+    const offers = this.view && this.view.offers && typeof this.view.offers === "object" && !this.view.result
+      ? Object.values(this.view.offers) : [];
+    const waiting = isSpectator ? [] : offers.filter((o) => o && typeof o === "object" && o.author !== seat
+      && Array.isArray(o.parties) && o.parties.includes(seat) && !(Array.isArray(o.accepted) && o.accepted.includes(seat)));
+    const ids = new Set(waiting.map((o) => o.id));
+    const fresh = first ? [] : waiting.filter((o) => !this.offersFor.has(o.id));
+    this.offersFor = ids;
+    this.newOffers = this.newOffers.filter((o) => ids.has(o.id));
+    for (const o of fresh) {
+      this.newOffers.push(o);
+      alertMe("offer", `${seatName(this.view, o.author)} made you an offer (#${o.id}).`);
+    }
+  }
+
+  /**
+   * A grab this seat may try opened (table.js, on the hub's contest frame): the tab's title says so
+   * until its result comes, for a player looking at another tab. cid null: it closed.
+   */
+  grabOpen(cid, what = null) {
+    this.grabbing = cid === null ? null : { cid, what };
+    this.retitle();
+  }
+
+  /** The tab's title: an open grab first (it lasts a second or two), new offers, then whose turn it is. */
+  retitle() {
+    if (this.mode !== "live" || this.closed) return;
+    const name = this.title || "Game hub";
+    const n = this.newOffers.length;
+    if (this.grabbing && !this.final && !(this.view && this.view.result)) {
+      document.title = `⚡ Grab${this.grabbing.what ? ` ${this.grabbing.what}` : ""}! · ${name}`;
+    } else if (n) {
+      const last = this.newOffers[n - 1];
+      document.title = n > 1 ? `✉ ${n} new offers · ${name}` : `✉ New offer from ${seatName(this.view, last.author)} · ${name}`;
+    } else if (this.wasMyTurn) {
+      document.title = `▶ Your turn · ${name}`;
+    } else {
+      document.title = `${this.title || "Room"} #${this.rid} · Game hub`;
+    }
   }
 
   players(view) {
@@ -389,7 +506,9 @@ export class Frame {
         h("span", { class: "marker", "aria-hidden": "true" }, winners.has(p.seat) ? "♛" : active.has(p.seat) ? "▶" : "·"),
         this.mark(p.seat),
         h("strong", {}, seatName(view, p.seat)),
-        p.bot ? h("span", { class: "bot-tag" }, " ⚙ bot") : null,
+        p.bot || p.presence === "bot" ? h("span", { class: "bot-tag", "data-testid": `presence-${p.seat}`, "data-presence": "bot" },
+          p.bot ? " ⚙ bot" : " ⚙ a bot plays until they return") : null,
+        p.presence && p.presence !== "bot" ? h(Presence, { p, now: this.serverNow }) : null,
         h("span", { class: "muted" }, ` seat ${p.seat}${p.seat === me ? " (you)" : ""}${active.has(p.seat) ? " — to play" : ""}`
           + `${winners.has(p.seat) ? " — winner" : ""}`),
         figures.length ? h("span", { class: "figures" }, figures.join(" · ")) : null);
@@ -450,6 +569,7 @@ export class Frame {
 
   headline(view) {
     const result = view.result;
+    if (result.abandoned) return "The game was abandoned: nobody was left at the table.";
     const winners = Array.isArray(result.winners) ? result.winners : [];
     const names = winners.map((s) => seatName(view, s));
     const { seat, isSpectator } = this.ctx();
@@ -602,7 +722,7 @@ function perSeatExtras(result) {
 
 function genericFigures(p) {
   return Object.entries(p || {})
-    .filter(([k, v]) => !["seat", "name", "bot", "colour", "symbol", "glyph"].includes(k) && v !== null && v !== undefined && typeof v !== "object")
+    .filter(([k, v]) => !["seat", "name", "bot", "colour", "symbol", "glyph", "presence", "grace_until"].includes(k) && v !== null && v !== undefined && typeof v !== "object")
     .map(([k, v]) => `${words(k)}: ${v}`);
 }
 

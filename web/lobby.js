@@ -1,9 +1,10 @@
 // The lobby: what can be played, what is open, and making or joining a room (PROTOCOL.md section 1).
 //
 // Everything here is plain HTTP against /api; the table itself is table.js. The options form is
-// built from each option's description ({default, choices?, min?, max?, doc?}), so a game or a hub
-// setting added later shows up without touching this file; the hub's own options get plain words
-// (and seconds rather than milliseconds) from OPTION_WORDS.
+// built from each option's description ({default, choices?, min?, max?, doc?, by_seats?}), so a game
+// or a hub setting added later shows up without touching this file; the hub's own options get plain
+// words (and seconds rather than milliseconds) from OPTION_WORDS. `by_seats` gives, per seat count,
+// the default and choices for a table of that size (Symbiose's modes): the form offers only those.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { h, render, api, toast, savedName, saveName, saveSeat, seatFor, words, withCode, copyText, roomLink, myGames, forgetGame, reclaimSeat } from "./ui.js";
@@ -28,6 +29,8 @@ const OPTION_WORDS = {
     help: "Extra time of each player's own, used once a decision's time is up (like a chess clock); "
       + "0 means none." },
   private: { label: "Private room", help: "Not listed in the lobby: only those you send the link can join." },
+  spectator_chat: { label: "Spectators' chat",
+    help: "“Table”: everyone reads what spectators say. “Spectators”: only other spectators do." },
   max_offers: { label: "Open offers per player" },
   battles: { label: "Battles", help: "How many battles the “Lowest total” and “Battle points” variants last." },
 };
@@ -65,7 +68,11 @@ function Lobby() {
         // The listing may carry each seat's name (an extension of the contract); only without it is
         // each room asked for its seats, which costs a request per room per refresh.
         const details = await Promise.all(list.map((r) => (Array.isArray(r.names)
-          ? { seats: r.names.map((n, seat) => ({ seat, name: n, bot: Array.isArray(r.bots) ? Boolean(r.bots[seat]) : null })) }
+          ? { seats: r.names.map((n, seat) => {
+            const pres = Array.isArray(r.presence) && r.presence[seat] ? r.presence[seat] : {};
+            const bot = pres.presence === "bot" ? true : Array.isArray(r.bots) ? Boolean(r.bots[seat]) : null;
+            return { seat, name: n, bot, presence: pres.presence, grace_until: pres.grace_until };
+          }) }
           : api("GET", `/api/rooms/${encodeURIComponent(r.room)}`).catch(() => null))));
         if (stopped) return;
         setRooms(list.map((r, i) => ({ ...r, detail: details[i] })));
@@ -116,13 +123,15 @@ function Lobby() {
           if (e.currentTarget.value.trim()) saveName(e.currentTarget.value.trim());
         } }),
       h("small", { class: "muted" }, " remembered in this browser")),
+    // First under the name: the seats a returning player comes back for, where nothing that loads
+    // or refreshes above them (the rooms, the games) moves them under a finger or a pointer.
+    h(MyGames, { games: games || [] }),
     h("section", {}, h("h2", {}, "Games"), h(GameList, { games, error: gamesError, onPick: pick })),
     h("section", { id: "new-room" }, h("h2", {}, "New room"),
       games && games.length ? h(CreateForm, { games, picked, join }) : h("p", { class: "muted" }, games ? "No games are served." : "…")),
     h("section", {}, h("h2", {}, "Rooms"),
       h("p", { class: "muted" }, "Waiting and running rooms, and finished games with their replays. Private rooms are not listed."),
       h(RoomList, { rooms, error: roomsError, games: games || [], join })),
-    h(MyGames, { games: games || [] }),
     h(History, { games: games || [] }),
     h("section", {}, h(GoForm, {})));
 }
@@ -167,12 +176,50 @@ function MyGames({ games }) {
         h("span", { class: "status" }, status === "gone" ? "no longer kept" : STATUS_WORDS[status] || "…"), " ",
         h("span", { class: "muted" }, `as ${g.name || "you"} at seat ${g.seat}, ${when(g.at)}`), " ",
         status === "finished"
-          ? h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(g.rid)}`, "data-testid": `my-replay-${g.rid}` }, "▶ Replay")
+          ? [h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(g.rid)}`, "data-testid": `my-replay-${g.rid}` }, "▶ Replay"),
+            typeof i.next_room === "string" && i.next_room ? [" ", h(NextGame, { g, next: i.next_room, testid: `my-next-${g.rid}` })] : null]
           : status === "waiting" || status === "playing"
             ? h("button", { type: "button", class: "primary", "data-testid": `my-back-${g.rid}`, onclick: () => back(g) }, "Back to my seat")
             : null,
         " ", h("button", { type: "button", class: "quiet", title: "Forget this game in this browser", onclick: () => drop(g) }, "✕"));
     })));
+}
+
+/**
+ * A finished game of mine whose next game was set (someone pressed "Play again"): take my seat there
+ * with this game's token (the hub seats me in the same seat under a new one), or go back to it if
+ * this browser already sat there. Without it, the rematch was only offered on the end screen, which
+ * a player who had left the table never saw again.
+ */
+function NextGame({ g, next, testid }) {
+  const [busy, setBusy] = useState(false);
+  const held = myGames().find((x) => x.rid === next);
+  if (held) {
+    const back = () => {
+      reclaimSeat(held.rid, held.seat, held.token);
+      location.hash = `#/room/${encodeURIComponent(next)}`;
+    };
+    return h("button", { type: "button", "data-testid": testid, "data-room": next, onclick: back }, "↻ Back to my seat in the next game");
+  }
+  const again = async () => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      const got = await api("POST", `/api/rooms/${encodeURIComponent(g.rid)}/again`, { token: g.token });
+      saveSeat(got.room, got.seat, got.token);
+      location.hash = `#/room/${encodeURIComponent(got.room)}`;
+    } catch (e) {
+      setBusy(false);
+      if (e.code === "seat_taken") {
+        toast("Your seat in the next game is already taken: watch it instead.", "error");
+        location.hash = `#/room/${encodeURIComponent(next)}/watch`;
+      } else {
+        toast(`Could not join the next game: ${e.message}`, "error");
+      }
+    }
+  };
+  return h("button", { type: "button", class: "primary", "data-testid": testid, "data-room": next, disabled: busy, onclick: again },
+    busy ? "Setting the table…" : "↻ Play again: join the next table");
 }
 
 /** Finished public games, newest first, a page at a time (GET /api/history). */
@@ -217,11 +264,30 @@ function shown(name, value) {
   return Math.round((value / w.scale) * 1000) / 1000;
 }
 
+/** An option's description for a table of `seats`: its `by_seats` entry laid over it. */
+export function specFor(spec, seats) {
+  const own = spec && spec.by_seats && spec.by_seats[String(seats)];
+  return own ? { ...spec, ...own } : (spec || {});
+}
+
 /** A fresh form for a game: its seats, you at seat 0, no bots, every option at its default. */
 function freshForm(game, seats = null) {
+  const n = seats ?? game.min_players;
   const values = {};
-  for (const [name, spec] of Object.entries(game.options || {})) values[name] = shown(name, (spec || {}).default);
-  return { game: game.id, seats: seats ?? game.min_players, me: 0, bots: new Set(), values };
+  for (const [name, spec] of Object.entries(game.options || {})) values[name] = shown(name, specFor(spec, n).default);
+  return { game: game.id, seats: n, me: 0, bots: new Set(), values };
+}
+
+/** The form's values for another seat count: an option whose choices depend on it goes to that
+ * count's default when its value is not among them (so the form never offers what the hub refuses). */
+function reseat(game, values, seats) {
+  const out = { ...values };
+  for (const [name, spec] of Object.entries(game.options || {})) {
+    if (!spec || !spec.by_seats) continue;
+    const now = specFor(spec, seats);
+    if (!Array.isArray(now.choices) || !now.choices.some((c) => JSON.stringify(c) === JSON.stringify(out[name]))) out[name] = shown(name, now.default);
+  }
+  return out;
 }
 
 function CreateForm({ games, picked, join }) {
@@ -241,11 +307,11 @@ function CreateForm({ games, picked, join }) {
   const create = async (e) => {
     e.preventDefault();
     const options = {};
-    for (const [name, spec] of Object.entries(game.options || {})) {
-      const value = read(name, spec || {}, form.values[name]);
-      // Send only what differs from the default: the hub fills the rest, and a default never
-      // clashes with another choice (a mode that needs a certain seat count, say).
-      if (value !== undefined && JSON.stringify(value) !== JSON.stringify((spec || {}).default)) options[name] = value;
+    for (const [name, given] of Object.entries(game.options || {})) {
+      const spec = specFor(given, seatsOf);
+      const value = read(name, spec, form.values[name]);
+      // Send only what differs from this seat count's default: the hub fills the rest.
+      if (value !== undefined && JSON.stringify(value) !== JSON.stringify(spec.default)) options[name] = value;
     }
     const body = { game: game.id, seats: seatsOf, options, bots: [...bots].sort((a, b) => a - b) };
     try {
@@ -286,7 +352,7 @@ function CreateForm({ games, picked, join }) {
     game.description ? h("p", { class: "desc" }, game.description) : null,
     h("div", { class: "option" }, h("label", { for: "new-seats" }, "Seats"),
       h("select", { id: "new-seats", name: "seats", "data-testid": "new-seats", value: String(seatsOf),
-        onchange: (e) => set({ seats: Number(e.currentTarget.value) }) },
+        onchange: (e) => { const n = Number(e.currentTarget.value); set({ seats: n, values: reseat(game, form.values, n) }); } },
       seatChoices.map((n) => h("option", { key: n, value: String(n) }, String(n))))),
     h("div", { class: "option" }, h("label", { for: "new-me" }, "You"),
       h("select", { id: "new-me", name: "me", "data-testid": "new-me", value: me === null ? "watch" : String(me),
@@ -296,7 +362,7 @@ function CreateForm({ games, picked, join }) {
       h("small", { id: "you-sit", class: "doc" }, me === null
         ? "You watch; seats without a bot wait for players."
         : `You take seat ${me}; tick the seats a bot should take, the others wait for players.`)),
-    Object.entries(game.options || {}).map(([name, spec]) => h(OptionField, { key: `${game.id}:${name}`, name, spec: spec || {},
+    Object.entries(game.options || {}).map(([name, spec]) => h(OptionField, { key: `${game.id}:${name}`, name, spec: specFor(spec, seatsOf),
       value: form.values[name], onValue: (v) => set({ values: { ...form.values, [name]: v } }) })),
     privateRoom ? h("p", { class: "note", "data-testid": "private-note" },
       "A private room is not listed here: the table shows its link, which is the only way in. Send it to the others.") : null,
@@ -346,6 +412,17 @@ function OptionField({ name, spec, value, onValue }) {
     help ? h("small", { class: "doc" }, withCode(help)) : null);
 }
 
+/** " (here)", " (away, a bot in 12 s)", " (away)": a seat's presence from the listing or the room's info. */
+function presenceWords(s, r) {
+  const presence = s.presence || (s.connected === false && !s.bot && r.status === "playing" ? "away" : null);
+  if (presence === "here") return " (here)";
+  if (presence !== "away" || s.bot) return "";
+  if (typeof s.grace_until === "number") {
+    return ` (away, a bot in ${Math.max(0, Math.ceil((s.grace_until - Date.now()) / 1000))} s)`;
+  }
+  return " (away)";
+}
+
 function RoomList({ rooms, error, games, join }) {
   if (error && !rooms) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "error" }, `Could not load the rooms: ${error}`));
   if (!rooms) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, "Loading rooms…"));
@@ -359,8 +436,8 @@ function RoomList({ rooms, error, games, join }) {
       if (s.name || s.bot) {
         // bot is null when the listing does not say (then no sign rather than a wrong one).
         const sign = s.bot ? "⚙ " : s.bot === false ? "☺ " : "";
-        return h("li", { key: s.seat, class: `seat${s.bot ? " bot" : ""}` },
-          `${s.seat}: ${sign}${s.name || "bot"}${s.connected === false && !s.bot && r.status === "playing" ? " (away)" : ""}`);
+        return h("li", { key: s.seat, class: `seat${s.bot ? " bot" : ""}`, "data-presence": s.presence || undefined },
+          `${s.seat}: ${sign}${s.name || "bot"}${presenceWords(s, r)}`);
       }
       return h("li", { key: s.seat, class: "seat free" },
         r.status === "waiting"
@@ -373,7 +450,9 @@ function RoomList({ rooms, error, games, join }) {
         h("strong", {}, (game(r.game) && game(r.game).name) || words(r.game)),
         " ", h("span", { class: "room-id" }, `#${r.room}`),
         " ", h("span", { class: "status" }, STATUS_WORDS[r.status] || r.status),
-        " ", h("span", { class: "taken" }, `${r.taken}/${r.seats} seated`)),
+        " ", h("span", { class: "taken" }, `${r.taken}/${r.seats} seated`),
+        typeof r.watchers === "number" && r.status !== "finished"
+          ? h("span", { class: "watchers muted", "data-testid": `watchers-${r.room}` }, ` · ◉ ${r.watchers} watching`) : null),
       chips.length ? h("ul", { class: "seats" }, chips) : null,
       h("div", { class: "actions" },
         mine && r.status !== "finished"
@@ -383,9 +462,22 @@ function RoomList({ rooms, error, games, join }) {
         r.status === "finished"
           ? h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(r.room)}`, "data-testid": `replay-${r.room}` }, "▶ Replay")
           : h("a", { class: "button", href: `#/room/${encodeURIComponent(r.room)}/watch`, "data-testid": `watch-${r.room}` }, "◉ Watch"),
+        r.status === "finished" && typeof r.next_room === "string" && r.next_room ? nextTable(r.room, r.next_room) : null,
         r.status === "finished" ? null
           : h("button", { type: "button", "data-testid": `share-${r.room}`, onclick: () => share(roomLink(r.room)) }, "Copy link")));
   }));
+}
+
+/**
+ * Where a finished room's players went on ("Play again"): my seat there if this browser sat at the
+ * finished game, else the next table to watch (where its free seats are offered to sit at).
+ */
+function nextTable(rid, next) {
+  const testid = `next-${rid}`;
+  const g = myGames().find((x) => x.rid === rid);
+  if (g) return h(NextGame, { g, next, testid });
+  return h("a", { class: "button", href: `#/room/${encodeURIComponent(next)}/watch`, "data-testid": testid, "data-room": next },
+    "◉ Follow to the next game");
 }
 
 function GoForm() {

@@ -1,17 +1,78 @@
-// The place for "Play again" on the end screen (frame.js endScreen), between the replay link and the
-// way back to the lobby.
+// "Play again" on the end screen (frame.js endScreen), between the replay link and the way back to
+// the lobby.
 //
-// playAgain({rid, view, mode, ctx}) receives the finished room: its id, its final view (the game in
-// view.game, the seats and names in view.players, the result in view.result), "live" or "replay",
-// and the module context (ctx.seat is this viewer's seat, null for a spectator). It returns what to
-// draw there (a Preact node) or null.
+// playAgain({rid, view, mode, ctx}) receives the finished room: its id, its final view, "live" or
+// "replay", and the module context (ctx.seat is this viewer's seat, null for a spectator). It returns
+// what to draw there (a Preact node) or null: nothing in a replay.
 //
-// It draws nothing yet: a new room for the same players needs the hub to offer it (who is asked,
-// who follows, which seats), which it does not do yet. Whatever it returns appears on every game's
-// end screen at once, live and in replays alike (mode tells them apart).
+// The hub makes the next room (docs/protocol.md, "Play again"): POST /api/rooms/{rid}/again with this
+// tab's seat token seats the player in the same seat of the next room under a new token; the first
+// press makes that room. The finished room's info names it (`next_room`) once anyone pressed, so the
+// end screen asks for it every few seconds: a player who has not pressed yet sees that the others
+// want a rematch, and a spectator is offered to follow to the next table.
 
-/** What the end screen shows to play the same game again, given {rid, view, mode, ctx}: nothing yet. */
+import { useEffect, useState } from "preact/hooks";
+import { h, api, toast, seatFor, saveSeat } from "./ui.js";
+
+const LOOK_EVERY_MS = 2000;
+
+/** What the end screen shows to play the same game again, given {rid, view, mode, ctx}. */
 export function playAgain(finished) {
-  void finished;
-  return null;
+  const { rid, mode, ctx } = finished || {};
+  if (mode !== "live" || !rid) return null;
+  const seat = ctx && !ctx.isSpectator ? ctx.seat : null;
+  return h(PlayAgain, { key: rid, rid, seat });
+}
+
+function go(hash) {
+  if (location.hash !== hash) location.hash = hash;
+}
+
+/** The button (a seated player) or the link to follow (a spectator), with what the hub says of the next room. */
+function PlayAgain({ rid, seat }) {
+  const [next, setNext] = useState(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    let stopped = false;
+    let timer = null;
+    const look = () => api("GET", `/api/rooms/${encodeURIComponent(rid)}`)
+      .then((info) => {
+        if (stopped || !info || typeof info.next_room !== "string") return;
+        setNext(info.next_room);
+        clearInterval(timer); // a link never changes once made
+      })
+      .catch(() => {});
+    look();
+    timer = setInterval(look, LOOK_EVERY_MS);
+    return () => { stopped = true; clearInterval(timer); };
+  }, [rid]);
+
+  const held = seat !== null && seat !== undefined ? seatFor(rid) : null;
+  if (!held) {
+    if (!next) return null;
+    return h("a", { class: "button", href: `#/room/${encodeURIComponent(next)}/watch`, "data-testid": "follow-next" },
+      "◉ Follow to the next game");
+  }
+  const mine = next ? seatFor(next) : null;
+  if (mine) {
+    return h("a", { class: "button primary", href: `#/room/${encodeURIComponent(next)}`, "data-testid": "play-again-go" },
+      "↻ To the next game");
+  }
+  const press = async () => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      const got = await api("POST", `/api/rooms/${encodeURIComponent(rid)}/again`, { token: held.token });
+      saveSeat(got.room, got.seat, got.token);
+      go(`#/room/${encodeURIComponent(got.room)}`);
+    } catch (e) {
+      setBusy(false);
+      toast(e.code === "seat_taken" ? "Your seat in the next game is already taken (asked from another tab?)."
+        : `Could not start the next game: ${e.message}`, "error");
+    }
+  };
+  return h("span", { class: "play-again", "data-testid": "play-again-box" },
+    h("button", { type: "button", class: "primary", "data-testid": "play-again", disabled: busy, onclick: press },
+      busy ? "Setting the table…" : next ? "↻ Play again: the others are in" : "↻ Play again"),
+    next ? h("small", { class: "muted", "data-testid": "play-again-waiting" }, " The next game is set: join before a bot takes your seat.") : null);
 }

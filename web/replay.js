@@ -5,10 +5,12 @@
 //
 // Controls: first / back / play-pause / forward / last, a slider, and the keyboard (← →, Home, End).
 // The step is kept in the address (#/replay/<rid>/<step>) without reloading, so a moment of a game
-// can be linked.
+// can be linked. The table's chat comes with the replay: beside the table, the lines said by the
+// step shown (each line's `step`).
 
 import { applyPatch } from "fast-json-patch";
 import { Frame, newLogLines } from "./frame.js";
+import { Chat } from "./chat.js";
 import { makeCtx, showNet } from "./table.js";
 import { h, api, toast, seatName } from "./ui.js";
 
@@ -94,6 +96,10 @@ class Replay {
     this.matchesFinal = data.final !== undefined && canonical(this.views[this.views.length - 1]) === canonical(data.final);
     if (!this.matchesFinal) console.warn("the replayed views do not end at the hub's final view");
     document.title = `Replay ${this.rid} · Game hub`;
+    if (Array.isArray(data.chat) && data.chat.length) {
+      this.frame.chat = new Chat({ draw: () => this.frame.draw(), readOnly: true });
+      this.frame.chat.add(data.chat);
+    }
     this.frame.controls = () => this.controls();
     const at = Number.isInteger(step) ? step : 0;
     this.go(Math.max(0, Math.min(at, this.last)));
@@ -151,6 +157,7 @@ class Replay {
     if (!this.views.length) return;
     const index = Math.max(0, Math.min(i, this.last));
     this.index = index;
+    this.frame.chatUpTo = index;
     if (index === this.last) this.stopTimer();
     this.frame.show(this.views[index], index);
     try { history.replaceState(null, "", `#/replay/${encodeURIComponent(this.rid)}/${index}`); } catch { /* ignore */ }

@@ -64,6 +64,7 @@
 //     mark(seat),      // that symbol as a node, coloured, named for screen readers
 //     serverNow(),     // server epoch ms, corrected by the measured clock offset
 //     rtt(),           // the last measured round trip to the hub in ms, or null
+//     refusal(),       // the last action the hub refused: {code, lateBy (too_late: ms), action}, or null
 //     room,            // the room id
 //   }
 //
@@ -77,7 +78,9 @@
 
 import { createRef } from "preact";
 import { Connection } from "./connection.js";
+import { Chat, CHAT_ERRORS } from "./chat.js";
 import { Frame, generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText } from "./frame.js";
+import { alertMe } from "./alerts.js";
 import { h, api, toast, words, seatName, seatFor, saveSeat, forgetSeat, savedName, saveName } from "./ui.js";
 
 export { generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText };
@@ -89,6 +92,9 @@ const NET_WORDS = {
   closed: ["✕", "closed"],
 };
 
+/** How long "not sent" stays beside the header once a move failed. */
+const FAILED_SHOWN_MS = 6000;
+
 const ERROR_WORDS = {
   not_your_turn: "It is not your turn.",
   stale: "The table moved on before your move arrived: look again and choose anew.",
@@ -97,6 +103,14 @@ const ERROR_WORDS = {
   game_over: "The game is over.",
   disconnected: "The connection dropped before the hub answered; the table shows what happened.",
 };
+
+/** A refusal in words: a late grab says by how much it missed. */
+export function refusalWords(e) {
+  if (e && e.code === "too_late") {
+    return typeof e.lateBy === "number" ? `Too late by ${e.lateBy} ms: the grab had closed.` : "Too late: the grab had closed.";
+  }
+  return ERROR_WORDS[e && e.code] || (e && e.message) || "The hub refused that move.";
+}
 
 /**
  * Show the connection state in the page header (shared by every screen). "idle" (the lobby, a
@@ -118,7 +132,8 @@ export function showNet(state, detail = "", rtt = null) {
 }
 
 /** The module context for a viewer: shared by live tables and replays. */
-export function makeCtx({ seat, view, room, send, rerender, serverNow, frame, rtt = () => null, replay = false }) {
+export function makeCtx({ seat, view, room, send, rerender, serverNow, frame, rtt = () => null, replay = false,
+  refusal = () => null }) {
   const v = () => view();
   return {
     seat,
@@ -131,6 +146,7 @@ export function makeCtx({ seat, view, room, send, rerender, serverNow, frame, rt
     mark: (s) => (frame ? frame.mark(s) : seatMark(v(), s)),
     serverNow,
     rtt,
+    refusal,
     room,
   };
 }
@@ -162,8 +178,14 @@ class TableSession {
     this.conn = new Connection({ room: rid, token: this.held ? this.held.token : null });
     this.frame = new Frame(el, { rid, mode: "live", ctx: () => this.ctx() });
     this.frame.serverNow = () => this.conn.serverNow();
+    this.chat = new Chat({
+      say: (text) => this.say(text),
+      draw: () => this.frame.draw(),
+      me: () => ({ seat: this.conn.seat, name: this.conn.seat === null ? savedName() : "" }),
+    });
+    this.frame.chat = this.chat;
     this.conn.on("view", (view) => this.onView(view));
-    this.conn.on("status", ({ state, detail }) => showNet(state, detail, this.rtt));
+    this.conn.on("status", ({ state, detail }) => { showNet(state, detail, this.rtt); this.showSending(); });
     this.conn.on("rtt", ({ rtt }) => { this.rtt = rtt; showNet(this.conn.state, "", rtt); });
     this.conn.on("final", ({ code, reason }) => this.onFinal(code, reason));
     this.conn.on("event", (f) => this.onEvent(f));
@@ -197,6 +219,7 @@ class TableSession {
       rerender: () => this.frame.draw(),
       serverNow: () => this.conn.serverNow(),
       rtt: () => this.conn.rtt,
+      refusal: () => this.lastRefusal,
       frame: this.frame,
     });
   }
@@ -206,22 +229,51 @@ class TableSession {
     if (this.inflight.has(key)) return false; // a double click: the first one is on its way
     this.inflight.add(key);
     // On its way before anything is drawn: a grab's reaction time runs until it reaches the hub.
+    const waits = !this.conn.live();
     const acting = this.conn.act(action);
     this.frame.busy = true;
-    this.frame.draw();
+    this.showSending(waits);
+    clearTimeout(this.failedTimer);
+    let failed = null;
     try {
       await acting;
       return true;
     } catch (e) {
-      toast(ERROR_WORDS[e.code] || e.message || "The hub refused that move.", "error");
+      this.lastRefusal = { code: e && e.code, lateBy: e && e.lateBy, action };
+      failed = refusalWords(e);
+      toast(failed, "error");
       return false;
     } finally {
       this.inflight.delete(key);
       if (!this.inflight.size) {
         this.frame.busy = false;
+        this.frame.sending = failed ? { state: "failed", text: `✕ not sent: ${failed}` } : null;
+        if (failed) {
+          this.failedTimer = setTimeout(() => {
+            if (this.frame.sending && this.frame.sending.state === "failed") { this.frame.sending = null; this.frame.draw(); }
+          }, FAILED_SHOWN_MS);
+        }
         this.frame.draw();
       }
     }
+  }
+
+  /** A chat line: true once the hub acked it (its event has come by then), false if refused. */
+  async say(text) {
+    try {
+      await this.conn.say(text, this.conn.seat === null ? savedName() || null : null);
+      return true;
+    } catch (e) {
+      toast(CHAT_ERRORS[e.code] || ERROR_WORDS[e.code] || e.message || "The hub refused that line.", "error");
+      return false;
+    }
+  }
+
+  /** "sending…" until the ack, saying so when the move waits for the connection to come back. */
+  showSending(waits = !this.conn.live()) {
+    if (!this.inflight.size) return;
+    this.frame.sending = { state: "sending", text: waits ? "⧗ sending… (waiting for the connection)" : "⧗ sending…" };
+    this.frame.draw();
   }
 
   async onView(view) {
@@ -231,6 +283,15 @@ class TableSession {
 
   /** A timed contest: the game's module handles it, or the frame offers one big button. */
   onContest(f) {
+    // The hub offers a contest only to the seats that may try it: each offer is worth telling.
+    if (this.seat !== null && this.seat !== undefined && !this.frame.final) {
+      const what = f.card && typeof f.card.name === "string" ? f.card.name : null;
+      alertMe("grab", what ? `Grab ${what} now: fastest hand wins!` : "A grab is open: fastest hand wins!");
+      const grabbing = f.contest;
+      this.frame.grabOpen(grabbing, what);
+      // A result that never comes (a dropped event) must not leave the title saying so for ever.
+      setTimeout(() => { if (this.frame.grabbing && this.frame.grabbing.cid === grabbing) this.frame.grabOpen(null); }, 15000);
+    }
     const mod = this.frame.mod;
     if (mod && mod.onContest) {
       mod.onContest(f, this.ctx());
@@ -259,12 +320,15 @@ class TableSession {
   }
 
   onEvent(f) {
+    if (this.chat.take(f)) return;
     const mod = this.frame.mod;
     if (mod && typeof mod.onEvent === "function") {
       try { mod.onEvent(f, this.ctx()); } catch (e) { console.error("the module's onEvent failed", e); }
     }
     const shownByModule = Boolean(mod && (mod.onContest || mod.onEvent));
     if (f.kind === "contest_result") {
+      const g = this.frame.grabbing;
+      if (g && (g.cid === f.contest || f.contest === undefined)) this.frame.grabOpen(null);
       if (this.openContest && (this.openContest.cid === f.contest || f.contest === undefined)) this.closeContest();
       if (shownByModule) return;
       const who = f.winner === null || f.winner === undefined ? "nobody" : seatName(this.view, f.winner);
@@ -272,8 +336,6 @@ class TableSession {
       const mine = this.seat !== null && this.seat !== undefined && f.refused ? f.refused[String(this.seat)] : undefined;
       const why = mine ? ` Your grab was not counted: ${words(String(mine)).toLowerCase()}.` : "";
       toast(`Fastest hand: ${who}${typeof ms === "number" ? ` (${Math.round(ms)} ms)` : ""}.${why}`);
-    } else if (f.kind === "chat" && f.text) {
-      toast(`${f.name || "?"}: ${f.text}`);
     }
   }
 

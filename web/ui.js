@@ -30,10 +30,24 @@ export function make(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** A stylesheet next to a module, added to the page once (a game's table loads its own). */
+const sheets = new Map();
+
+/**
+ * A stylesheet next to a module, added to the page once (a game's table loads its own). It resolves
+ * once the sheet is in (or failed): a game module awaits it at its top, so its table is never drawn
+ * unstyled (a park drawn before its grid was a column of page-wide rows until the sheet came).
+ */
 export function stylesheet(href, mark) {
-  if (typeof document === "undefined" || document.querySelector(`link[data-css="${mark}"]`)) return;
-  document.head.appendChild(make("link", { rel: "stylesheet", href, "data-css": mark }));
+  if (typeof document === "undefined") return Promise.resolve();
+  if (!sheets.has(mark)) {
+    sheets.set(mark, new Promise((done) => {
+      const link = make("link", { rel: "stylesheet", href, "data-css": mark });
+      link.addEventListener("load", () => done(), { once: true });
+      link.addEventListener("error", () => done(), { once: true });
+      document.head.appendChild(link);
+    }));
+  }
+  return sheets.get(mark);
 }
 
 /** Text with `code` in backticks, as text and <code> elements: the hub's option help is written so. */

@@ -80,6 +80,24 @@ def wait_finished(hub: HubProcess, rid: str, timeout: float = 20) -> dict[str, A
     raise AssertionError(f"room {rid} did not finish")
 
 
+def first_legal(view: dict[str, Any]) -> dict[str, Any] | None:
+    legal = view.get("legal") or []
+    return dict(legal[0]) if legal else None
+
+
+def played_out(hub: HubProcess, rid: str, seated: list[dict[str, Any]], timeout: float = 30) -> dict[str, Any]:
+    """The seated players (join answers) play their first legal move over their own sockets as fast
+    as the hub takes them until the game ends (seconds, where stand-in bots wait for the grace)."""
+    players = [Pacer(hub, rid, got["token"], first_legal, every=0.01) for got in seated]
+    for p in players:
+        p.start()
+    try:
+        return wait_finished(hub, rid, timeout)
+    finally:
+        for p in players:
+            p.stop()
+
+
 def served_games(hub: HubProcess) -> list[str]:
     return [g["id"] for g in games(hub)]
 

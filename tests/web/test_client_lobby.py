@@ -247,3 +247,67 @@ def test_the_lobby_speaks_plainly(browser: Any, hub: HubProcess) -> None:
     expect(page.get_by_test_id("net")).to_be_hidden()
     kit.shot(page, "client-lobby-plain")
     w.check()
+
+
+def test_symbiose_modes_offered_are_those_valid_for_the_seat_count(browser: Any, hub: HubProcess) -> None:
+    # "2-PLAYER RULES (Duel Mode)": two seats default to duel; each count offers only its valid modes,
+    # so the form never sends what the hub refuses (the hub still refuses it from anyone else).
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    page.get_by_test_id("name").fill("Modes")
+    page.get_by_test_id("new-game").select_option("symbiose")
+    mode = page.get_by_test_id("opt-mode")
+
+    def offered() -> list[str]:
+        return [t.strip().lower() for t in mode.locator("option").all_inner_texts()]
+
+    def chosen() -> str:
+        return str(mode.evaluate("(el) => el.options[el.selectedIndex].textContent")).strip().lower()
+
+    for seats, modes, default in [("2", ["duel", "standard"], "duel"), ("3", ["standard"], "standard"),
+                                  ("4", ["standard", "team"], "standard")]:
+        page.get_by_test_id("new-seats").select_option(seats)
+        expect(mode.locator("option")).to_have_count(len(modes))
+        assert offered() == modes and chosen() == default
+    # Team at 4, then back to 2: team is not valid there, so the form goes to duel.
+    mode.select_option(label="Team")
+    page.get_by_test_id("new-seats").select_option("2")
+    expect(mode.locator("option")).to_have_count(2)
+    assert chosen() == "duel"
+    page.get_by_test_id("bot-1").check()
+    page.get_by_test_id("create").click()
+    page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
+    rid = page.url.rsplit("/", 1)[-1]
+    status, info = kit.http(hub, "GET", f"/api/rooms/{rid}")
+    assert status == 200 and info["options"]["mode"] == "duel"
+    # The hub's refusal stays for a combination no form offers.
+    status, got = kit.http(hub, "POST", "/api/rooms", {"game": "symbiose", "seats": 3, "options": {"mode": "team"}})
+    assert status == 400 and got["error"] == "bad_option"
+    w.check()
+
+
+def test_a_finished_room_leads_to_the_table_its_players_went_on_to(browser: Any, hub: HubProcess) -> None:
+    """Someone who did not play it is offered to follow a finished room to its next table (where the
+    seats its players did not take yet are offered)."""
+    rid = kit.make_room(hub, "symbiose", 2, [], bot_delay_ms=0)
+    ann, bob = kit.join(hub, rid, "Ann", 0), kit.join(hub, rid, "Bob", 1)
+    kit.played_out(hub, rid, [ann, bob])
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    room = page.locator(f"[data-testid=room][data-room='{rid}']")
+    expect(room.get_by_test_id(f"replay-{rid}")).to_be_visible()
+    expect(room.get_by_test_id(f"next-{rid}")).to_have_count(0)  # nobody asked for a next game yet
+
+    status, got = kit.http(hub, "POST", f"/api/rooms/{rid}/again", {"token": bob["token"]})
+    assert status == 200, got
+    nxt = got["room"]
+    follow = room.get_by_test_id(f"next-{rid}")
+    expect(follow).to_have_text("◉ Follow to the next game", timeout=15_000)  # at the lobby's next refresh
+    follow.click()
+    page.wait_for_url(re.compile(rf".*#/room/{nxt}/watch$"))
+    expect(page.get_by_test_id("spectator-badge")).to_be_visible()
+    expect(page.get_by_role("button", name="Sit at seat 0")).to_be_visible()  # Ann's seat, still free
+    w.check()
+    page.context.close()

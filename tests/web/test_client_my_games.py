@@ -1,10 +1,12 @@
-"""The games a browser played stay with it (no accounts), and finished games are listed page by page,
-across a restart of the hub on its database file (the embedded default)."""
+"""The games a browser played stay with it (no accounts) and lead on to their next games, and finished
+games are listed page by page, across a restart of the hub on its database file (the embedded default)."""
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +15,7 @@ from tests.web import client_kit as kit
 
 pytestmark = pytest.mark.browser
 expect = kit.expect
+browser = kit.browser  # the module's Chromium
 
 
 def test_my_games_survive_a_restart_and_finished_games_page_by_page(chromium_path: str, tmp_path: Path) -> None:
@@ -72,3 +75,46 @@ def test_my_games_survive_a_restart_and_finished_games_page_by_page(chromium_pat
         hub.stop()
         for _ in browser_cm:
             pass
+
+
+def test_a_finished_game_of_mine_leads_to_its_next_game(browser: Any, hub: HubProcess) -> None:
+    """Once another player pressed "Play again", My games offers the finished game's next table, in
+    my own seat; once I sat there, the same place takes me back to that seat."""
+    rid = kit.make_room(hub, "symbiose", 2, [], bot_delay_ms=0)
+    ann, bob = kit.join(hub, rid, "Ann", 0), kit.join(hub, rid, "Bob", 1)
+    kit.played_out(hub, rid, [ann, bob])
+    # this browser sat at seat 0 (remembered as the table remembers it); set once, not on every load
+    mine = json.dumps(json.dumps([{"rid": rid, "seat": 0, "token": ann["token"], "name": "Ann", "at": 0}]))
+    w = kit.new_page(browser, init=f"if (!localStorage.getItem('hub.games')) localStorage.setItem('hub.games', {mine})")
+    page = w.page
+    page.goto(hub.url + "/#/")
+    entry = page.locator(f"[data-testid=my-game][data-room='{rid}']")
+    expect(entry).to_contain_text("finished")
+    expect(entry.get_by_test_id(f"my-replay-{rid}")).to_be_visible()
+    expect(entry.get_by_test_id(f"my-next-{rid}")).to_have_count(0)  # nobody asked for a next game yet
+
+    status, got = kit.http(hub, "POST", f"/api/rooms/{rid}/again", {"token": bob["token"]})
+    assert status == 200, got
+    nxt = got["room"]
+    page.reload()
+    go = entry.get_by_test_id(f"my-next-{rid}")
+    expect(go).to_have_text("↻ Play again: join the next table")
+    expect(go).to_have_attribute("data-room", nxt)
+    # the lobby's list of rooms offers the same where it lists the finished room
+    listed = page.locator(f"[data-testid=room][data-room='{rid}']").get_by_test_id(f"next-{rid}")
+    expect(listed).to_have_text("↻ Play again: join the next table")
+    kit.shot(page, "client-my-games-next")
+    go.click()
+    page.wait_for_url(re.compile(rf".*#/room/{nxt}$"))
+    expect(page.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "0")
+    info = kit.http(hub, "GET", f"/api/rooms/{nxt}")[1]
+    assert [s["name"] for s in info["seats"]] == ["Ann", "Bob"], info
+
+    page.goto(hub.url + "/#/")
+    back = entry.get_by_test_id(f"my-next-{rid}")
+    expect(back).to_have_text("↻ Back to my seat in the next game")
+    back.click()
+    page.wait_for_url(re.compile(rf".*#/room/{nxt}$"))
+    expect(page.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "0")
+    w.check()
+    page.context.close()

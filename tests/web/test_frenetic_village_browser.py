@@ -21,7 +21,7 @@ import pytest
 
 from rules.frenetic_village import bot_action, wants
 from tests.conftest import HubProcess
-from tests.web.client_kit import SHOTS, browser_serving, new_page, shot
+from tests.web.client_kit import SHOTS, Pacer, browser_serving, join, make_room, new_page, shot
 
 pytestmark = pytest.mark.browser
 
@@ -164,40 +164,46 @@ def try_grab(page: Any, done: list[str], grabs: int) -> bool:
 def test_one_battle_against_a_bot_with_a_spectator(browser: Any, hub: HubProcess) -> None:
     player = new_page(browser)
     page = player.page
-    rid = create_room(page, hub)
     watcher = new_page(browser, width=390, height=844)
     spec = watcher.page
-    spec.goto(f"{hub.url}/#/room/{rid}/watch")
-    expect(spec.get_by_test_id("spectator-badge")).to_be_visible()
-    expect(spec.locator(f"{BOARD} [data-testid=pile]")).to_have_count(2)
-    expect(spec.locator(f"{BOARD} [data-testid=my-hand]")).to_have_count(0)
-
     rng = random.Random(7)
-    done: list[str] = []
-    grabs = moves = 0
     mid_shot = False
-    start = time.monotonic()
-    while True:
-        assert time.monotonic() - start < BATTLE_SECONDS, f"the battle did not end ({moves} moves, {grabs} grabs)"
-        state = next_state(page, done)
-        if state == "over":
+    grabs = 0
+    # A bot holding a combination can end a battle before a contest comes to this seat (or, on a
+    # loaded machine, before a press lands in a window): then another battle, at most three.
+    for _ in range(3):
+        rid = create_room(page, hub)
+        spec.goto(f"{hub.url}/#/room/{rid}/watch")
+        expect(spec.get_by_test_id("spectator-badge")).to_be_visible()
+        expect(spec.locator(f"{BOARD} [data-testid=pile]")).to_have_count(2)
+        expect(spec.locator(f"{BOARD} [data-testid=my-hand]")).to_have_count(0)
+
+        done: list[str] = []
+        grabs = moves = 0
+        start = time.monotonic()
+        while True:
+            assert time.monotonic() - start < BATTLE_SECONDS, f"the battle did not end ({moves} moves, {grabs} grabs)"
+            state = next_state(page, done)
+            if state == "over":
+                break
+            if state == "grab":
+                if try_grab(page, done, grabs):
+                    grabs += 1
+                    if grabs == 1:
+                        shot(page, "frenetic-village-grab-result")
+                continue
+            play_move(page, rng)
+            moves += 1
+            if moves == 6 and not mid_shot:
+                mid_shot = True
+                shot(page, "frenetic-village-mid-game")
+                shot(spec, "frenetic-village-spectator-mid-game-phone")
+                # The spectator sees the same piles and nothing clickable; the page fits a phone.
+                assert spec.locator(f"{BOARD} [data-legal=true], {BOARD} button").count() == 0
+                assert spec.evaluate("() => document.documentElement.scrollWidth") <= 390
+        print(f"battle: {moves} moves, {grabs} grabs, {len(done)} contests, {time.monotonic() - start:.1f} s")
+        if grabs:
             break
-        if state == "grab":
-            if try_grab(page, done, grabs):
-                grabs += 1
-                if grabs == 1:
-                    shot(page, "frenetic-village-grab-result")
-            continue
-        play_move(page, rng)
-        moves += 1
-        if moves == 6 and not mid_shot:
-            mid_shot = True
-            shot(page, "frenetic-village-mid-game")
-            shot(spec, "frenetic-village-spectator-mid-game-phone")
-            # The spectator sees the same piles and nothing clickable; the page fits a phone.
-            assert spec.locator(f"{BOARD} [data-legal=true], {BOARD} button").count() == 0
-            assert spec.evaluate("() => document.documentElement.scrollWidth") <= 390
-    print(f"battle: {moves} moves, {grabs} grabs, {time.monotonic() - start:.1f} s")
     assert grabs >= 1, "the first contest offered to this seat is always tried"
 
     # The end: the frame's result, the winning hand on the table, and the same for the spectator.
@@ -240,7 +246,7 @@ def test_contest_lights_the_pile_top_at_once_and_space_grabs(browser: Any, hub: 
         const send = conn.ws.send.bind(conn.ws);
         conn.ws.send = (data) => { window.sent.push(decode(new Uint8Array(data))); send(data); };
     }""")
-    card = {"kind": "army", "race": "elves", "value": 7, "name": "Elves 7"}
+    card = {"kind": "army", "race": "elves", "value": 4, "name": "Elves 4"}
     frame = {"t": "contest", "id": "n-test", "contest": "c-test", "kind": "grab", "commit": "00",
              "pile": 1, "placer": 1, "card": card}
     assert inject(page, frame), "the grab card is on screen before the frame handler returns"
@@ -259,13 +265,16 @@ def test_contest_lights_the_pile_top_at_once_and_space_grabs(browser: Any, hub: 
     assert len(page.evaluate("() => window.sent.filter((f) => f.t === 'act' && f.action.type === 'grab')")) == 1
     # The hub refuses a nonce it never issued; the result event then shows the judged times.
     inject(page, {"t": "event", "kind": "contest_result", "contest": "c-test", "winner": 1,
-                  "judged": {"1": 402, "0": 455}, "refused": {}, "tied": [], "secret": "ab"})
+                  "judged": {"1": 402, "0": 455}, "refused": {}, "tied": [], "secret": "ab", "bounded": [0]})
     expect(page.locator(f"{BOARD} [data-testid=grab-card]")).to_have_count(0)
     result = page.locator(f"{BOARD} [data-testid=contest-result]")
     expect(result).to_have_attribute("data-cid", "c-test")
     expect(result.locator("[data-testid=judged] li")).to_have_count(2)
     expect(result.locator("[data-testid=judged] li").first).to_contain_text("402 ms")
     expect(result).to_contain_text("455 ms")
+    # seat 0 claimed more delay than its kernel measured: the table says its allowance was held to that
+    expect(result.locator("[data-testid=judged] li[data-seat='0'] [data-testid=bounded]")).to_have_count(1)
+    expect(result.locator("[data-testid=judged] li[data-seat='1'] [data-testid=bounded]")).to_have_count(0)
     # The commitment "00" is not sha256 of the secret: the table says so.
     expect(result.get_by_test_id("lottery")).to_contain_text("does NOT match")
 
@@ -377,7 +386,7 @@ def test_every_legal_action_is_reachable_by_clicks_and_nothing_else(browser: Any
 
     # A winning hand: the declare buttons send exactly the legal declares.
     win = [card_id("army", r, v) for r, v in
-           [("elves", 3), ("humans", 4), ("orcs", 5), ("dwarves", 6), ("goblins", 7)]] + [card_id("skulls")]
+           [("elves", 1), ("humans", 2), ("orcs", 3), ("dwarves", 4), ("goblins", 5)]] + [card_id("skulls")]
     view = engine_view(win)
     declares = [a for a in view["legal"] if a["type"] == "declare"]
     assert declares
@@ -415,3 +424,139 @@ def test_closest_combination_matches_the_engines_measure(browser: Any, hub: HubP
         army, wilds, _ = fc.split(hand)
         assert got == fc.progress(army, wilds)[0], [fc.name(c) for c in hand]
     w.check()
+
+
+# --- a grab that comes too late -------------------------------------------------------------------
+
+# The page's grab leaves only once the contest's result has come back, and a little later still:
+# the network between page and hub held it past the window, whatever the load of the machine.
+HOLD_LATE_GRAB_JS = """async (extraMs) => {
+    const { decode } = await import("@msgpack/msgpack");
+    const conn = window.hubDebug.connection;
+    const ws = conn.ws;
+    const send = ws.send.bind(ws);
+    window.lateGrab = { held: null, sent: false };
+    conn.on("event", (f) => {
+        // one contest is open at a time: the first result after the grab is its contest's
+        const held = window.lateGrab.held;
+        if (f.kind !== "contest_result" || !held) return;
+        window.lateGrab.held = null;
+        setTimeout(() => { window.lateGrab.sent = true; send(held); }, extraMs);
+    });
+    ws.send = (data) => {
+        const f = decode(new Uint8Array(data));
+        if (f.t === "act" && f.action.type === "grab" && !window.lateGrab.sent) window.lateGrab.held = data;
+        else send(data);
+    };
+}"""
+
+
+def discards_first(view: dict[str, Any]) -> dict[str, Any] | None:
+    """The other seat's play: draw, then put a card on its own pile, which opens a grab for seat 0."""
+    legal = view.get("legal") or []
+    return next((a for a in legal if a["type"] in ("discard", "draw")), None)
+
+
+def offered_a_grab(page: Any) -> Any:
+    """Play the page's turns (draw, then a card onto its own pile: a grab for seat 1, which has
+    nobody to try it) until seat 1's discard offers the page a grab; its lit card."""
+    grab = page.locator(f"{BOARD} [data-testid=grab-card]:not([disabled])")
+    deadline = time.monotonic() + 15
+    while not grab.count():
+        assert time.monotonic() < deadline, "no grab was offered to the page"
+        state = page.wait_for_function(
+            """() => document.querySelector('[data-testid=board] [data-testid=grab-card]:not([disabled])')
+                ? 'grab' : (window.hubDebug.connection.view?.legal?.length ? 'move' : '')""",
+            timeout=STEP_TIMEOUT_MS, polling="raf").json_value()
+        if state == "move":
+            page.evaluate("""() => {
+                const legal = window.hubDebug.connection.view.legal;
+                return window.hubDebug.session.send(legal.find((a) => a.type === 'discard' || a.type === 'draw'));
+            }""")
+    return grab
+
+
+def test_a_grab_that_reaches_the_hub_after_the_window_is_told_how_late(browser: Any, hub: HubProcess) -> None:
+    """A grab that reaches the hub after its contest closed is answered `too_late` with by how much,
+    and the page says "Too late by N ms" where the move's status shows, not a bare refusal."""
+    held_ms = 250
+    # No bot anywhere: seat 1 is this test's own socket, so the only one who may grab is the page.
+    rid = make_room(hub, "frenetic_village", 2, [], grab_window_ms=1000, bot_delay_ms=10000)
+    mine = join(hub, rid, "Ann", 0)
+    w = new_page(browser, seat=(rid, mine))
+    page = w.page
+    page.goto(f"{hub.url}/#/room/{rid}")
+    expect(page.get_by_test_id("seat-badge")).to_have_attribute("data-seat", "0")
+    page.wait_for_function("() => window.hubDebug.connection.live()", timeout=STEP_TIMEOUT_MS)
+    page.evaluate(HOLD_LATE_GRAB_JS, held_ms)
+    other = join(hub, rid, "Bob", 1)
+    pacer = Pacer(hub, rid, other["token"], discards_first, every=0.1)
+    pacer.start()
+    try:
+        grab = offered_a_grab(page)
+        grab.click()
+        status = page.get_by_test_id("move-status")
+        expect(status).to_contain_text(re.compile(r"Too late by \d+ ms"), timeout=STEP_TIMEOUT_MS)
+        assert page.evaluate("() => window.lateGrab.sent")
+        late = int(re.search(r"Too late by (\d+) ms", status.inner_text()).group(1))  # type: ignore[union-attr]
+        assert late >= held_ms, f"the grab left {held_ms} ms after the result came, the hub says {late} ms late"
+        expect(page.locator("#toasts")).to_contain_text(f"Too late by {late} ms")
+        # and the box of the last grab says the same of this seat's try, not "Nobody tried"
+        expect(page.locator(f"{BOARD} [data-testid=late-grab]")).to_contain_text(f"{late} ms after the window")
+        shot(page, "frenetic-village-too-late")
+        w.check()
+    finally:
+        pacer.stop()
+        page.context.close()
+
+
+# Every notification the page makes, kept for the test (the real one is made as well).
+NOTIFICATION_SPY_JS = """(() => {
+    const Real = window.Notification;
+    window.notified = [];
+    function Spy(title, options) {
+        window.notified.push({ title, tag: options && options.tag });
+        return new Real(title, options);
+    }
+    Object.defineProperty(Spy, "permission", { get: () => Real.permission });
+    Spy.requestPermission = (...args) => Real.requestPermission(...args);
+    window.Notification = Spy;
+})();"""
+
+
+def test_an_opted_in_seat_is_alerted_when_a_grab_opens_for_it(browser: Any, hub: HubProcess) -> None:
+    """A player who opted in to notifications is told when a grab they may try opens (not when the
+    others may grab their own discard), and the tab's title says "Grab" until the contest's result."""
+    rid = make_room(hub, "frenetic_village", 2, [], grab_window_ms=1000, bot_delay_ms=10000)
+    mine = join(hub, rid, "Ann", 0)
+    w = new_page(browser, seat=(rid, mine), permissions=["notifications"], init=NOTIFICATION_SPY_JS)
+    page = w.page
+    page.goto(f"{hub.url}/#/room/{rid}")
+    page.get_by_test_id("alert-notify").check()
+    expect(page.get_by_test_id("alert-notify")).to_be_checked()
+    page.wait_for_function("() => window.hubDebug.connection.live()", timeout=STEP_TIMEOUT_MS)
+    # every title the tab takes, so one that lasts only while the grab is open is not missed
+    page.evaluate("""() => { window.titles = [];
+        new MutationObserver(() => window.titles.push(document.title)).observe(
+            document.querySelector("title"), { childList: true, characterData: true, subtree: true }); }""")
+    other = join(hub, rid, "Bob", 1)
+    pacer = Pacer(hub, rid, other["token"], discards_first, every=0.1)
+    pacer.start()
+    try:
+        offered_a_grab(page)
+        card = page.evaluate("() => window.hubDebug.connection.view.contest.card.name")
+        page.wait_for_function("() => window.notified.some((n) => n.tag === 'hub-grab')", timeout=STEP_TIMEOUT_MS)
+        grabs = page.evaluate("() => window.notified.filter((n) => n.tag === 'hub-grab')")
+        # the page's own discards opened grabs too, for seat 1 only: this is the one offered to the page
+        assert len(grabs) == 1 and card in grabs[0]["title"], grabs
+        assert any(a["kind"] == "grab" and a["notified"] for a in page.evaluate("() => window.hubAlerts")), \
+            page.evaluate("() => window.hubAlerts")
+        assert any(t.startswith(f"⚡ Grab {card}!") for t in page.evaluate("() => window.titles")), \
+            page.evaluate("() => window.titles")
+        # nobody tries it: once its result comes, the title no longer says "Grab"
+        expect(page.locator(f"{BOARD} [data-testid=contest-result]")).to_contain_text("Nobody", timeout=STEP_TIMEOUT_MS)
+        page.wait_for_function("() => !document.title.startsWith('⚡')", timeout=STEP_TIMEOUT_MS)
+        w.check()
+    finally:
+        pacer.stop()
+        page.context.close()

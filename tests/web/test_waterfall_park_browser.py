@@ -94,7 +94,10 @@ def click_until(page: Any, selector: str, done: str, what: str) -> None:
 def send_by(page: Any, button: Any) -> dict[str, Any] | None:
     """Click a button that sends one action, an item of legal (offers aside), and wait for the hub's answer.
     None if the choice went away (another player's move) before it could be clicked."""
-    raw = button.get_attribute("data-action")
+    try:  # an offer seen a moment ago may have been withdrawn or settled by the bots since
+        raw = button.get_attribute("data-action", timeout=2000)
+    except sync_api.TimeoutError:
+        return None
     action = json.loads(raw)
     selector = f"{BOARD} [data-action='{raw}']"
     for _ in range(5):
@@ -526,3 +529,130 @@ def test_the_park_reads_and_taps_on_a_phone(browser: Any, hub: HubProcess) -> No
     expect(wide.page.locator(f"{BOARD} .wp-falls")).to_be_visible()
     phone.check()
     wide.check()
+
+
+# --- the module alone, on views the engine makes --------------------------------------------------
+
+RENDER_JS = """async ([view, seat, room]) => {
+    const mod = (await import('/games/waterfall_park.js')).default;
+    const { render } = await import('/ui.js');
+    let el = document.getElementById('wp-test');
+    if (!el) { el = document.createElement('section'); el.id = 'wp-test'; document.body.prepend(el); }
+    window.wpTestSent = [];
+    const ctx = {
+        seat, isSpectator: seat === null, room, name: (s) => `P${s}`, serverNow: () => Date.now(),
+        send: (a) => { window.wpTestSent.push(a); return Promise.resolve(true); },
+        rerender: () => render(mod.render(view, ctx), el),
+    };
+    ctx.rerender();
+}"""
+
+
+def out_of_bases_view(seat: int | None = 0) -> dict[str, Any]:
+    """Pink holds all 24 bases and two of its kept cards wait: the engine's own view of that."""
+    from rules.waterfall_park import GAME
+    from rules.waterfall_park.data import BASES, NUMBERS
+
+    state = GAME.setup(3, 2, GAME.check_options(3, {}))
+    spare = [n for n in NUMBERS if n not in {c for h in state.hands for c in h}][:BASES]
+    for n in spare:
+        state.owner[n - 1] = 0
+    state.tile[spare[0] - 1] = "Pool"
+    for s in range(3):
+        GAME.apply(state, s, GAME.legal(state, s)[0])
+    return dict(GAME.view(state, seat))
+
+
+def test_out_of_bases_every_choice_is_a_legal_item_the_table_sends(browser: Any, hub: HubProcess) -> None:
+    """ "You can remove one of yours from an empty location ... and place it directly on a new
+    location": the table offers each empty location of the player's, on the park and in a list,
+    and the return of the card; each button sends exactly its item of legal."""
+    w = new_page(browser, width=390, height=844)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    view = out_of_bases_view()
+    legal = view["legal"]
+    moves = [a for a in legal if a["type"] == "move_base"]
+    assert moves and legal[-1]["type"] == "return_card"
+    card = legal[-1]["card"]
+    page.evaluate(RENDER_JS, [view, 0, "relocate"])
+    root = page.locator("#wp-test")
+    expect(root.get_by_test_id("wp-relocate")).to_contain_text(f"location {card}")
+    expect(root.get_by_test_id("hint")).to_contain_text("out of bases")
+    expect(root.locator(f"[data-testid=wp-cell][data-n='{card}']")).to_have_class(re.compile(r"\bwaiting\b"))
+    sent = [json.loads(x) for x in root.locator("[data-legal=true]").evaluate_all(
+        "(els) => els.map((e) => e.dataset.action).filter(Boolean)")]
+    assert {json.dumps(a) for a in sent} == {json.dumps(a) for a in legal}, "exactly the legal items"
+    # on the park: a cell of each empty location; in the panel: a button each, and the return
+    for i, action in enumerate([moves[0], moves[-1]]):
+        page.evaluate(RENDER_JS, [view, 0, f"park-{i}"])
+        root.locator(f"[data-testid=wp-cell][data-n='{action['from']}'][data-legal=true]").click()
+        assert page.evaluate("() => window.wpTestSent") == [action]
+    page.evaluate(RENDER_JS, [view, 0, "list"])
+    root.get_by_test_id("wp-move-base").nth(len(moves) - 1).click()
+    assert page.evaluate("() => window.wpTestSent") == [moves[-1]]
+    page.evaluate(RENDER_JS, [view, 0, "return"])
+    root.get_by_test_id("wp-return-card").click()
+    assert page.evaluate("() => window.wpTestSent") == [legal[-1]]
+    shot(page, "waterfall-park-out-of-bases-phone")
+    # the others wait, and a spectator sees the waiting card with nothing to click
+    page.evaluate(RENDER_JS, [out_of_bases_view(1), 1, "other"])
+    assert root.locator("[data-legal=true]").count() == 0
+    expect(root.get_by_test_id("hint")).to_contain_text("Waiting for P0")
+    page.evaluate(RENDER_JS, [out_of_bases_view(None), None, "watch"])
+    assert root.locator("button").count() == 0
+    expect(root.locator(f"[data-testid=wp-cell][data-n='{card}']")).to_have_class(re.compile(r"\bwaiting\b"))
+    w.check()
+
+
+def split_view(seat: int | None = 1) -> dict[str, Any]:
+    """The rulebook's "2 adjacent Ice Cream Stands: 1 of size 3 (complete) and 1 of size 2
+    (incomplete)": five of Pink's on locations 4-7 and 16, as the engine's view shows them."""
+    from rules.waterfall_park import GAME
+    from rules.waterfall_park.data import ICE_CREAM_STAND
+
+    state = GAME.setup(3, 2, GAME.check_options(3, {}))
+    for s in range(3):
+        GAME.apply(state, s, GAME.legal(state, s)[0])
+    state.owner = [None] * 78
+    state.tile = [None] * 78
+    for n in (4, 5, 6, 7, 16):
+        state.owner[n - 1] = 0
+        state.tile[n - 1] = ICE_CREAM_STAND
+    state.refresh_earning()
+    return dict(GAME.view(state, seat))
+
+
+def test_complete_attractions_are_marked_as_the_income_splits_them(browser: Any, hub: HubProcess) -> None:
+    w = new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    view = split_view()
+    parts = view["players"][0]["attractions"]
+    complete = next(a["locations"] for a in parts if a["complete"])
+    other = next(a["locations"] for a in parts if not a["complete"])
+    assert len(complete) == 3 and len(other) == 2
+    for seat, who in ((1, "player"), (None, "spectator")):
+        page.evaluate(RENDER_JS, [split_view(seat), seat, who])
+        root = page.locator("#wp-test")
+        for n in (4, 5, 6, 7, 16):
+            cell = root.locator(f"[data-testid=wp-cell][data-n='{n}']")
+            if n in complete:
+                expect(cell).to_have_class(re.compile(r"\bcomplete\b"))
+                label = re.compile("part of a complete Ice Cream Stand of 3, paying 6")
+                expect(cell).to_have_attribute("aria-label", label)
+            else:
+                expect(cell).not_to_have_class(re.compile(r"\bcomplete\b"))
+                expect(cell).to_have_attribute("aria-label", re.compile("incomplete Ice Cream Stand of 2 tiles"))
+        # the two attractions are drawn apart: no join between a cell of one and a cell of the other
+        joins = root.locator("[data-testid=wp-cell]").evaluate_all(
+            "(els) => els.map((e) => [Number(e.dataset.n), [...e.classList].filter((c) => c.startsWith('join-'))])")
+        joined = {n: set(c) for n, c in joins if c}
+        assert set(joined) == {4, 5, 6, 7, 16}
+        for n in complete:
+            assert len(joined[n]) == sum(1 for m in complete if m != n and abs(m - n) in (1, 12)), n
+        mine = root.locator("[data-testid=wp-attractions][data-seat='0'] [data-complete=true]")
+        expect(mine).to_have_count(1)
+        expect(mine).to_contain_text("3 ✓ +6")
+    shot(page, "waterfall-park-complete-attractions")
+    w.check()

@@ -13,7 +13,7 @@
 import { h, stylesheet } from "../ui.js";
 
 // Stylesheet of this table only, next to this module.
-stylesheet(new URL("./frenetic_village.css", import.meta.url).href, "frenetic_village");
+await stylesheet(new URL("./frenetic_village.css", import.meta.url).href, "frenetic_village");
 
 // Every race has a symbol and a word besides its colour.
 const RACES = {
@@ -25,7 +25,8 @@ const RACES = {
 };
 const RACE_KEYS = Object.keys(RACES);
 const RUN = 5;
-const VALUES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const VALUES = [1, 2, 3, 4, 5]; // the deck's values (rules/frenetic_village_cards.py)
+const TOP = VALUES[VALUES.length - 1];
 
 const KINDS = {
   skulls: { sym: "☠", short: "Skulls", effect: "their whole hand goes under the draw pile and they draw 5 new cards" },
@@ -80,6 +81,7 @@ function onEvent(conn, f) {
     judged: f.judged && typeof f.judged === "object" ? f.judged : {},
     refused: f.refused && typeof f.refused === "object" ? f.refused : {},
     tied: Array.isArray(f.tied) ? f.tied : [], secret: typeof f.secret === "string" ? f.secret : "",
+    bounded: Array.isArray(f.bounded) ? f.bounded.filter(Number.isInteger) : [],
     stats: f.stats && typeof f.stats === "object" ? f.stats : {},
     card: mine ? mine.card : lastView && lastView.contest ? lastView.contest.card : null,
     pile: mine ? mine.pile : lastView && lastView.contest ? lastView.contest.pile : null,
@@ -134,6 +136,13 @@ async function grab() {
   const ok = await ctx.send({ type: "grab", contest: c.nonce });
   if (contest === c) {
     c.state = ok ? "judged" : "refused";
+    ctx.rerender();
+  }
+  // a grab that came after the result: the box that shows the result says so, and by how much
+  const r = !ok && ctx.refusal ? ctx.refusal() : null;
+  if (r && r.code === "too_late" && lastResult && lastResult.cid === c.cid) {
+    lastResult.lateBy = typeof r.lateBy === "number" ? r.lateBy : null;
+    lastResult.late = true;
     ctx.rerender();
   }
 }
@@ -287,7 +296,7 @@ export function closest(hand, limit = 3) {
   };
   for (const race of RACE_KEYS) {
     let best = null;
-    for (let s = 1; s + RUN - 1 <= 10; s++) {
+    for (let s = VALUES[0]; s + RUN - 1 <= TOP; s++) {
       const vals = new Set(army.filter((c) => c.race === race && c.value >= s && c.value < s + RUN).map((c) => c.value));
       if (!best || vals.size > best.have) {
         const missing = [];
@@ -299,13 +308,12 @@ export function closest(hand, limit = 3) {
     add(best);
   }
   for (const v of VALUES) {
-    const races = new Set(army.filter((c) => c.value === v).map((c) => c.race));
-    const missing = RACE_KEYS.filter((r) => !races.has(r)).map((r) => raceOf(r).word);
-    add({ type: "five_of_a_value", have: races.size, label: `Five ${v}s`,
-      missing: (need) => missingText(missing.map((r) => `${r} ${v}`), need) });
+    const have = Math.min(RUN, army.filter((c) => c.value === v).length); // any races, copies too
+    add({ type: "five_of_a_value", have, label: `Five ${v}s`,
+      missing: (need) => (need > 0 ? `${need} more ${v}${need > 1 ? "s" : ""}, of any race` : "") });
   }
   let ladder = null;
-  for (let s = 1; s + RUN - 1 <= 10; s++) {
+  for (let s = VALUES[0]; s + RUN - 1 <= TOP; s++) {
     const m = matching(army.filter((c) => c.value >= s && c.value < s + RUN));
     if (!ladder || m.length > ladder.have) {
       const vals = new Set(m.map((c) => c.value));
@@ -481,7 +489,7 @@ function renderHand(view, ctx, legal) {
   const declares = [...legal.declare.entries()].map(([slot, a]) => h("button", {
     key: slot, type: "button", class: "primary declare", "data-testid": "declare", "data-slot": slot, "data-legal": "true",
     onclick: () => send(ctx, a),
-  }, `★ Declare: put ${cardWords(hand[slot])} face down, the other five win`));
+  }, `★ Declare: put the drawn ${cardWords(hand[slot])} face down, the other five win`));
   const combos = closest(hand);
   return h("section", { class: "hand-box", "data-testid": "my-hand", "aria-label": "Your hand" },
     h("h3", {}, `Your hand`, h("span", { class: "muted" }, ` ${hand.length} cards`)),
@@ -551,10 +559,18 @@ function renderContestBox(view, ctx) {
           s === res.winner ? "♛ " : "· ", `${who(ctx, s)}: `,
           typeof ms === "number" ? h("strong", {}, `${Math.round(ms)} ms`) : "no time",
           why ? ` ✕ ${REFUSALS[why] || why}` : "",
-          stat && stat.flagged ? " ⚑ judged without network allowance (too fast too often)" : "");
+          stat && stat.flagged ? " ⚑ judged without network allowance (too fast too often)" : "",
+          res.bounded.includes(s) ? h("span", { class: "bounded", "data-testid": "bounded", title:
+            "This seat claimed a longer network delay than its connection showed; it was allowed only what was measured." },
+          " ⏱ network delay held to what was measured") : "");
       })));
-    } else {
+    } else if (!res.late) {
       parts.push(h("p", { class: "muted" }, "Nobody tried."));
+    }
+    if (res.late) {
+      parts.push(h("p", { class: "muted", "data-testid": "late-grab" }, typeof res.lateBy === "number"
+        ? `Your grab reached the hub ${res.lateBy} ms after the window had closed.`
+        : "Your grab reached the hub after the window had closed."));
     }
     const tie = res.tied.length > 1 ? `Tie within 20 ms between ${listWords(res.tied.map((s) => who(ctx, s)))}, broken by the committed lottery. ` : "";
     const check = res.check === true ? "✔ the revealed secret matches its commitment" : res.check === false ? "✕ the revealed secret does NOT match its commitment" : "";
@@ -586,13 +602,13 @@ function renderLastBattle(view, ctx) {
 
 function renderLegend() {
   return h("details", { class: "legend" }, h("summary", {}, "The cards"),
-    h("p", {}, "Army cards: 5 races × values 1 to 10. ",
+    h("p", {}, "Army cards: values 1 to 5 in 5 races; 4 Humans and 3 Elves of each value, 1 of each for the other races. ",
       ...RACE_KEYS.map((r) => h("span", { class: `chip race-${r}` }, `${RACES[r].sym} ${RACES[r].word}`))),
     h("ul", {}, ...Object.entries(KINDS).map(([k, v]) => h("li", {},
       h("span", { class: `chip kind-${k}` }, `${v.sym} ${v.short}`), " ",
       k === "wild" ? "stands for any race and any value; not an action card." : `onto another player’s pile: ${v.effect}.`))),
     h("p", { class: "muted" }, "Win a battle with 5 consecutive values of one race, 5 of one value, or 5 consecutive values "
-      + "each of a different race (the invincible ladder). Runs do not wrap around."));
+      + "each of a different race (the invincible ladder)."));
 }
 
 export default {
@@ -600,9 +616,9 @@ export default {
   title: "Frenetic Village",
   summary: `Everyone holds 5 cards and has a face-up discard pile of their own. On your turn draw a card, then put one away: discard it onto your own pile, or play an action card onto another player's pile, where it strikes them (Skulls, "Pallá pacá", cards back to the deck...).
 
-The instant a card lands on a pile, every other player may grab it: the fastest hand wins it (press G or Space, or click the card), must put another card away, and play goes on from them. The hub judges reaction times with each player's network delay taken out.
+The instant the player whose turn it is discards a card onto their own pile, every other player may grab it: the fastest hand wins it (press G or Space, or click the card), must discard another card onto their own pile, and play goes on from them. An action card played onto someone else's pile cannot be grabbed. The hub judges reaction times with each player's network delay taken out.
 
-Win a battle by holding 5 consecutive values of one race, 5 cards of one value, or 5 consecutive values each of a different race (the invincible ladder): on your turn, put your sixth card face down to declare it. Wildcards stand for any card.`,
+Win a battle by holding 5 consecutive values of one race, 5 cards of one value, or 5 consecutive values each of a different race (the invincible ladder): begin your turn holding it, draw a card and put the drawn card face down to declare it. Wildcards stand for any card.`,
 
   phaseText(view, ctx) {
     const name = (s) => (s === ctx.seat ? "You" : ctx.name(s));
@@ -613,7 +629,7 @@ Win a battle by holding 5 consecutive values of one race, 5 cards of one value, 
       case "play": return `${turn} ${turn === "You" ? "put" : "puts"} a card away: discard, play an action card, or declare`;
       case "grab": return c ? `Grab! ${cardWords(c.card)} on ${c.pile === ctx.seat ? "your" : `${ctx.name(c.pile)}’s`} pile goes to the fastest hand` : "Grab contest";
       case "discard": return Number.isInteger(view.grabbed_slot) || view.turn !== ctx.seat
-        ? `${turn} ${turn === "You" ? "put" : "puts"} another card away` : "You discard a card after “One card”";
+        ? `${turn} ${turn === "You" ? "discard" : "discards"} another card` : "You discard a card after “One card”";
       case "refill": return `Struck hands draw back up to 5: ${(view.active || []).map(name).join(", ")}`;
       case "over": return "The game is over";
       default: return String(view.phase || "").replace(/_/g, " ");

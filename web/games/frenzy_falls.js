@@ -13,7 +13,7 @@ import { h, stylesheet } from "../ui.js";
 import { playerTag } from "../frame.js";
 
 // Loaded once, by this module, so the shared stylesheet needs no Frenzy Falls rules.
-stylesheet(new URL("./frenzy_falls.css", import.meta.url).href, "frenzy_falls");
+await stylesheet(new URL("./frenzy_falls.css", import.meta.url).href, "frenzy_falls");
 
 const FALLS = {
   Mountain: { sym: "▲", letter: "M", key: "mountain", back: "rocks", css: "#8a6a55" },

@@ -227,7 +227,7 @@ export default {
 
 At the end, fixed cards score their points wherever they lie. The other cards score for a board that depends on their column: the left column counts cards in the pond of the player on your left, the right column the pond on your right, the two middle columns your own pond. A "2 per dragonfly" card in your left column scores 2 for each dragonfly your left neighbour has. The highest total wins.
 
-Duel (2 players): the River has 8 cards, 4 face down, and it scores as a third board for the column next to it. Teams (4 players): partners sit across; both side columns score your partner's pond, and team totals decide.`,
+Duel (the rulebook's rules for 2 players, and the default with 2): the River has 8 cards, 4 face down, and it scores as a third board for the column next to it. Standard with 2 players is a variant of this site's, not the rulebook's: a River of 4 face-up cards, and both side columns score your opponent's pond. Teams (4 players): partners sit across; both side columns score your partner's pond, and team totals decide.`,
 
   phaseText(view) {
     return {
@@ -283,7 +283,8 @@ Duel (2 players): the River has 8 cards, 4 face down, and it scores as a third b
     const scoring = Array.isArray(view.scoring) ? view.scoring : null;
     const seats = (view.players || []).map((p) => p.seat);
     const others = ctx.isSpectator ? seats : seats.filter((s) => s !== ctx.seat);
-    const mode = { standard: "Standard", duel: "Duel (2 players, the River scores too)", team: "Teams (partners sit across)" }[view.mode] || view.mode;
+    const mode = { standard: seats.length === 2 ? "Standard (a 2-player variant: both side columns score your opponent)" : "Standard",
+      duel: "Duel (2 players, the River scores too)", team: "Teams (partners sit across)" }[view.mode] || view.mode;
 
     return h("div", { class: "symbiose", onkeydown: (e) => {
       if (e.key === "Escape" && selection.river !== null) { selection.river = null; ctx.rerender(); }

@@ -21,11 +21,11 @@
 //   pair with it; `done`.
 // Spectators get the same board with nothing clickable.
 
-import { h, stylesheet } from "../ui.js";
+import { h, stylesheet, toast, announce } from "../ui.js";
 import { playerTag } from "../frame.js";
 
 // The table's own styles live beside it, loaded once with the module.
-stylesheet(new URL("./waterfall_park.css", import.meta.url).href, "waterfall_park");
+await stylesheet(new URL("./waterfall_park.css", import.meta.url).href, "waterfall_park");
 
 // Two letters per attraction: unique, and readable in a small cell. The full name is in title and
 // aria-label everywhere the code appears.
@@ -50,7 +50,48 @@ let ui = fresh(null);
 let dockFolded = typeof window !== "undefined" && window.innerWidth < 700;
 
 function fresh(key) {
-  return { key, discard: [], tile: null, draft: { partners: [], locations: [], tiles: [], coins: {} } };
+  return { key, discard: [], tile: null, draft: { partners: [], locations: [], tiles: [], coins: {} },
+    counterOf: null, notices: [] };
+}
+
+// Offers as last seen, by id: a decline takes the offer out of the view before its event arrives,
+// and the notice still has to know whose offer it was.
+const seenOffers = new Map();
+const SEEN_OFFERS_MAX = 200;
+let lastRound = null;
+
+function noteOffers(view) {
+  lastRound = view.round;
+  for (const o of Object.values(view.offers || {})) {
+    if (o && typeof o === "object" && Number.isInteger(o.id)) seenOffers.set(`${view.round}:${o.id}`, o);
+  }
+  while (seenOffers.size > SEEN_OFFERS_MAX) seenOffers.delete(seenOffers.keys().next().value);
+}
+
+/**
+ * Answer an offer with a counter-offer: the composer opens filled with the received offer (the same
+ * partners, locations, tiles and coins, each the same way round), for the player to change and send
+ * back as an offer of their own. The received offer stays open until answered.
+ */
+function counterOffer(view, ctx, o) {
+  const me = ctx.seat;
+  const d = fresh(null).draft;
+  d.partners = [...new Set((o.parties || []).filter((s) => s !== me))].sort((a, b) => a - b);
+  for (const t of o.transfers || []) {
+    for (const n of t.locations || []) d.locations.push({ n, from: t.from, to: t.to });
+    for (const [name, count] of Object.entries(t.tiles || {})) {
+      if (Number(count) > 0) d.tiles.push({ from: t.from, name, to: t.to, count: Number(count) });
+    }
+    if (Number(t.coins) > 0) d.coins[`${t.from}>${t.to}`] = Number(t.coins);
+  }
+  d.locations.sort((a, b) => a.n - b.n);
+  ui.draft = d;
+  ui.counterOf = o.id;
+  dockFolded = false;
+  ctx.rerender();
+  const dock = document.querySelector("[data-testid=wp-draft]");
+  if (dock) dock.scrollIntoView({ block: "nearest" });
+  announce(`The composer holds offer #${o.id}: change it and send it back.`);
 }
 
 function code(name) {
@@ -120,10 +161,13 @@ function tileCount(tiles) {
 // ---- what view.legal allows ---------------------------------------------------------------------
 
 function readLegal(view) {
-  const out = { discards: new Map(), builds: new Map(), offers: new Map(), ready: null, unready: null, done: null };
+  const out = { discards: new Map(), builds: new Map(), offers: new Map(), moves: new Map(), returnCard: null,
+    ready: null, unready: null, done: null };
   for (const a of Array.isArray(view.legal) ? view.legal : []) {
     if (!a || typeof a !== "object") continue;
     if (a.type === "discard" && Array.isArray(a.cards)) out.discards.set([...a.cards].sort((x, y) => x - y).join(","), a);
+    else if (a.type === "move_base") out.moves.set(a.from, a);
+    else if (a.type === "return_card") out.returnCard = a;
     else if (a.type === "build") {
       if (!out.builds.has(a.tile)) out.builds.set(a.tile, new Map());
       out.builds.get(a.tile).set(a.location, a);
@@ -288,7 +332,12 @@ function hint(view, ctx, legal) {
   const me = ctx.seat;
   const waiting = (view.active || []).filter((s) => s !== me).map((s) => ctx.name(s));
   const others = waiting.length ? `Waiting for ${waiting.join(", ")}.` : "";
+  if (view.phase === "preparation" && legal.returnCard) {
+    return `You are out of bases: to take location ${legal.returnCard.card}, move the base of one of your empty `
+      + "locations there (marked ⇡, on the park or below), or return the card to the deck.";
+  }
   if (view.phase === "preparation") {
+    if (!legal.discards.size && !(view.discarded || []).length) return `The cards are revealed. ${others}`;
     if (!legal.discards.size) return `You discard ${(view.discarded || []).join(" and ")}. ${others}`;
     if (ui.discard.length < 2) return `Choose 2 Location cards to discard (${2 - ui.discard.length} more), in your hand or on the board.`;
     return `Discard ${ui.discard.join(" and ")}? Press the button to confirm, or pick other cards.`;
@@ -311,6 +360,10 @@ function hint(view, ctx, legal) {
 function cellAction(view, ctx, legal, n, site) {
   if (ctx.isSpectator) return null;
   const hand = Array.isArray(view.hand) ? view.hand : [];
+  if (view.phase === "preparation" && legal.moves.has(n)) {
+    const action = legal.moves.get(n);
+    return { kind: "move", verb: `move this base to location ${action.to}`, action };
+  }
   if (view.phase === "preparation" && legal.discards.size && hand.includes(n)) {
     const picked = ui.discard.includes(n);
     return { kind: "pick", verb: picked ? "keep it instead" : "discard it", run: () => { toggleDiscard(n); ctx.rerender(); } };
@@ -344,16 +397,25 @@ function renderBoard(view, ctx, legal) {
   const sites = Array.isArray(view.sites) ? view.sites : [];
   const hand = new Set(Array.isArray(view.hand) ? view.hand : []);
   const discarded = new Set(Array.isArray(view.discarded) ? view.discarded : []);
+  // Revealed cards that wait for their owner's base (out of bases), by location.
+  const waiting = new Map();
+  for (const p of Array.isArray(view.players) ? view.players : []) for (const c of (p && p.waiting) || []) waiting.set(c, p.seat);
   const inDraft = new Map(draft().locations.map((it) => [it.n, it]));
   const offered = new Set();
   for (const o of Object.values(view.offers || {})) for (const t of (o && o.transfers) || []) for (const n of t.locations || []) offered.add(n);
   const locations = Array.isArray(board.locations) ? board.locations : [];
 
-  // Identical tiles of one owner that touch form an attraction: the cells are drawn joined.
+  // The attractions as the income splits them (players[].attractions): the cells of one are drawn
+  // joined, and a complete one is marked. Without that list, identical touching tiles of one owner join.
   const at = new Map(locations.map((l) => [`${l.x},${l.y}`, l.n]));
+  const partOf = new Map();
+  for (const p of Array.isArray(view.players) ? view.players : []) {
+    for (const a of (p && Array.isArray(p.attractions)) ? p.attractions : []) for (const n of a.locations || []) partOf.set(n, a);
+  }
   const same = (n, x, y) => {
     const m = at.get(`${x},${y}`);
     if (m === undefined) return false;
+    if (partOf.size) return partOf.has(n) && partOf.get(n) === partOf.get(m);
     const a = sites[n - 1] || {};
     const b = sites[m - 1] || {};
     return Boolean(a.tile) && a.tile === b.tile && a.owner !== null && a.owner === b.owner;
@@ -370,18 +432,27 @@ function renderBoard(view, ctx, legal) {
     const words = [`Location ${n}, block ${loc.block}`];
     words.push(p ? `owned by ${who(view, ctx, owner)}` : "unowned");
     words.push(site.tile ? `built: ${tileWords(view, site.tile)}` : "empty");
+    const part = partOf.get(n);
+    if (part) {
+      words.push(part.complete
+        ? `part of a complete ${part.tile} of ${part.size}, paying ${part.income}`
+        : `part of an incomplete ${part.tile} of ${part.size} tile${part.size > 1 ? "s" : ""}, paying ${part.income}`);
+    }
     if (hand.has(n)) words.push(picked ? "in your hand, to discard" : "in your hand");
+    if (waiting.has(n)) words.push(`revealed by ${who(view, ctx, waiting.get(n))}, waiting for a base`);
     if (draftItem) words.push(`in your new offer${draftItem.to !== null ? `, to ${who(view, ctx, draftItem.to)}` : ""}`);
     if (offered.has(n)) words.push("named in an open offer");
     const label = words.join("; ");
     const classes = ["wp-cell", colourClass(p)];
     if (site.tile) {
       classes.push("built");
+      if (part && part.complete) classes.push("complete");
       for (const [dx, dy, side] of [[1, 0, "r"], [-1, 0, "l"], [0, 1, "d"], [0, -1, "u"]]) {
         if (same(n, loc.x + dx, loc.y + dy)) classes.push(`join-${side}`);
       }
     }
     if (hand.has(n)) classes.push("in-hand");
+    if (waiting.has(n)) classes.push("waiting");
     if (picked) classes.push("picked");
     if (draftItem) classes.push("in-draft");
     if (offered.has(n)) classes.push("offered");
@@ -393,7 +464,8 @@ function renderBoard(view, ctx, legal) {
         p ? h("span", { class: "wp-glyph" }, p.glyph) : null),
       site.tile ? h("span", { class: "wp-tile", "aria-hidden": "true" }, code(site.tile)) : null,
       h("span", { class: "wp-mark", "aria-hidden": "true" },
-        draftItem ? "⇄" : picked && hand.has(n) ? "✕" : hand.has(n) ? "◇" : act && act.kind === "build" ? "+" : offered.has(n) ? "·⇄" : ""),
+        draftItem ? "⇄" : picked && hand.has(n) ? "✕" : hand.has(n) ? "◇" : act && act.kind === "build" ? "+"
+          : act && act.kind === "move" ? "⇡" : waiting.has(n) ? "◆" : offered.has(n) ? "·⇄" : part && part.complete ? "✓" : ""),
     ];
     const attrs = {
       key: n, class: classes.join(" "), "data-testid": "wp-cell", "data-n": n,
@@ -463,8 +535,9 @@ function renderLegend(view, ctx) {
     h("p", { class: "wp-key muted" },
       `Income — incomplete attraction of 1/2/3/4 tiles: ${incomplete.join("/")} coins; complete at 3/4/5: `
       + `${["3", "4", "5"].map((k) => complete[k]).join("/")} coins. ◇ a card in your hand · ⇄ in your new offer · `
-      + "·⇄ named in an open offer · + where the chosen tile can go. Identical tiles of one owner that touch "
-      + "are drawn joined: they form attractions, split the way that pays most."));
+      + "·⇄ named in an open offer · + where the chosen tile can go · ◆ a revealed card waiting for a base · "
+      + "⇡ a base that can move there. Identical tiles of one owner that touch form attractions, split the way that "
+      + "pays most: the tiles of one attraction are drawn joined, and a complete one is framed and marked ✓."));
 }
 
 // The key starts open on wide screens and closed on phones; a reader's own choice then sticks.
@@ -477,9 +550,31 @@ function legendOpen() {
 
 // ---- your hand (Preparation) --------------------------------------------------------------------
 
+/** Out of bases: the revealed card waiting for a base, each own empty location that may give it
+ * up (the `move_base` items of legal), and the card's return to the deck (`return_card`). */
+function renderRelocation(view, ctx, legal) {
+  const card = legal.returnCard.card;
+  const l = ((view.board || {}).locations || []).find((x) => x.n === card);
+  const me = playerAt(view, ctx.seat);
+  const more = me && Array.isArray(me.waiting) ? me.waiting.length - 1 : 0;
+  const moves = [...legal.moves.values()].sort((a, b) => a.from - b.from);
+  return h("section", { class: "wp-panel wp-hand wp-relocate", "data-testid": "wp-relocate", "aria-label": "Out of bases" },
+    h("h3", {}, `Out of bases: location ${card}`, l ? h("span", { class: "muted" }, ` — block ${l.block}`) : null,
+      more > 0 ? h("span", { class: "muted" }, ` (then ${more} more card${more > 1 ? "s" : ""})`) : null),
+    h("p", { class: "muted" }, "You may move the base of one of your empty locations onto it; that location is then nobody's. "
+      + "Or keep your bases where they stand: the card goes back to the deck."),
+    h("p", { class: "wp-row wp-moves" }, h("span", {}, "Move the base from location:"),
+      ...moves.map((a) => actButton(ctx, a, `⇡ ${a.from}`, { key: `m${a.from}`, class: "wp-move", testid: "wp-move-base",
+        aria: `Move your base from location ${a.from} to location ${card}`, title: `Move your base from location ${a.from} to location ${card}` }))),
+    h("p", { class: "wp-row" }, actButton(ctx, legal.returnCard, `↩ Return location ${card} to the deck`,
+      { key: "return", class: "primary", testid: "wp-return-card" })));
+}
+
 function renderHand(view, ctx, legal) {
   if (ctx.isSpectator || view.phase !== "preparation") return null;
+  if (legal.returnCard) return renderRelocation(view, ctx, legal);
   const hand = Array.isArray(view.hand) ? view.hand : [];
+  if (!hand.length) return null;
   const locs = new Map(((view.board || {}).locations || []).map((l) => [l.n, l]));
   const chosen = Array.isArray(view.discarded) ? view.discarded : null;
   const can = legal.discards.size > 0;
@@ -539,12 +634,26 @@ function renderPlayers(view, ctx, legal) {
         h("span", { class: "muted" }, ` ${status}`)),
       h("div", { class: "wp-figures" },
         `${p.locations} locations · ${p.built} built · ${p.bases} bases left · ${coins} · earns ${p.earning} now`),
+      builtParts(view, p),
       h("div", { class: "wp-chips", "data-testid": "wp-tiles", "data-seat": p.seat },
         chips.length ? chips : h("span", { class: "muted" }, "no unbuilt tiles")));
   });
   return h("section", { class: "wp-panel wp-players-box", "aria-label": "Players and their unbuilt tiles" },
     h("h3", {}, "Players and the tiles in front of them"),
     h("ul", { class: "wp-players" }, ...rows));
+}
+
+/** A player's attractions as the income splits them: complete ones first, each with what it pays. */
+function builtParts(view, p) {
+  const parts = Array.isArray(p.attractions) ? [...p.attractions] : [];
+  if (!parts.length) return null;
+  parts.sort((a, b) => Number(b.complete) - Number(a.complete) || b.income - a.income);
+  return h("div", { class: "wp-parts", "data-testid": "wp-attractions", "data-seat": p.seat },
+    ...parts.map((a) => h("span", {
+      key: (a.locations || []).join(","), class: `wp-part${a.complete ? " complete" : ""}`, "data-complete": String(Boolean(a.complete)),
+      title: `${a.tile} on location${a.locations.length > 1 ? "s" : ""} ${a.locations.join(", ")}: `
+        + `${a.complete ? "complete" : `incomplete (complete at ${sizeOf(view, a.tile) ?? "?"})`}, pays ${a.income}`,
+    }, h("b", {}, code(a.tile)), ` ${a.size}${a.complete ? " ✓" : ""} +${a.income}`)));
 }
 
 // ---- Construction --------------------------------------------------------------------------------
@@ -605,8 +714,8 @@ function renderDock(view, ctx, legal) {
     onclick: async () => {
       if (draftProblem(view, ctx.seat, transfers)) return;
       const ok = await ctx.send(action);
-      if (ok) { ui.draft = fresh(null).draft; ctx.rerender(); }
-    } }, "⇄ Send offer");
+      if (ok) { ui.draft = fresh(null).draft; ui.counterOf = null; ctx.rerender(); }
+    } }, ui.counterOf !== null ? `⇄ Send counter-offer to #${ui.counterOf}` : "⇄ Send offer");
   const summary = !d.partners.length ? "New offer: click locations and tiles of the players."
     : `New offer with ${d.partners.map((s) => ctx.name(s)).join(", ")}: ${items} item${items === 1 ? "" : "s"}.`
       + `${problem && dockFolded ? ` ${problem}` : ""}`;
@@ -631,17 +740,26 @@ function renderOffers(view, ctx, legal) {
     const parties = Array.isArray(o.parties) ? o.parties : [];
     const accepted = new Set(Array.isArray(o.accepted) ? o.accepted : []);
     const mine = legal.offers.get(o.id) || [];
+    const counter = legal.canOffer && !ctx.isSpectator && o.author !== me && parties.includes(me);
     const labels = { accept: "✔ Accept", decline: "✕ Decline", withdraw: "↶ Withdraw" };
     return h("li", { key: o.id, class: `wp-offer${parties.includes(me) ? " for-me" : ""}`, "data-testid": "wp-offer", "data-id": o.id },
       h("p", { class: "wp-offer-head" }, h("b", {}, `Offer #${o.id}`), " by ", person(view, ctx, o.author)),
       h("ul", { class: "wp-transfers" }, (o.transfers || []).map((t, i) => transferWords(view, ctx, t, i))),
       h("p", { class: "wp-offer-parties muted" }, "Parties: ", ...parties.map((s, i) => [i ? ", " : "",
         person(view, ctx, s), ` ${accepted.has(s) ? "✔ accepted" : "◷ to answer"}`])),
-      mine.length ? h("p", { class: "wp-row" }, mine.map((a) => actButton(ctx, a, labels[a.type] || a.type,
-        { testid: `wp-${a.type}`, key: a.type, class: a.type === "accept" ? "primary" : "" }))) : null);
+      mine.length || counter ? h("p", { class: "wp-row" }, mine.map((a) => actButton(ctx, a, labels[a.type] || a.type,
+        { testid: `wp-${a.type}`, key: a.type, class: a.type === "accept" ? "primary" : "" })),
+      counter ? h("button", { key: "counter", type: "button", class: "wp-counter", "data-compose": "true", "data-testid": "wp-counter",
+        title: "Open the composer with this offer, to change it and send it back", onclick: () => counterOffer(view, ctx, o) },
+      "⇄ Counter-offer") : null) : null);
   });
+  const notices = ui.notices.map((n) => h("p", { key: n.id, class: "wp-notice", "data-testid": "wp-declined", role: "status" },
+    `✕ ${n.text} `,
+    h("button", { type: "button", class: "small", "data-compose": "true", "aria-label": "Dismiss",
+      onclick: () => { ui.notices = ui.notices.filter((x) => x !== n); ctx.rerender(); } }, "OK")));
   return h("section", { class: "wp-panel wp-offers", "data-testid": "wp-offers", "aria-label": "Offers" },
     h("h3", {}, "Offers", h("span", { class: "muted" }, ` — ${view.trades || 0} trade${view.trades === 1 ? "" : "s"} so far`)),
+    notices,
     items.length ? h("ol", { class: "wp-offer-list" }, items) : h("p", { class: "muted" }, "No open offers."));
 }
 
@@ -825,7 +943,9 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
   phaseText(view) {
     const r = `round ${view.round ?? "?"} of ${view.rounds ?? 4}`;
     return {
-      preparation: `Preparation, ${r}: everyone chooses 2 Location cards to discard`,
+      preparation: (view.players || []).some((p) => p && Array.isArray(p.waiting) && p.waiting.length)
+        ? `Preparation, ${r}: out of bases, a player chooses where a base goes`
+        : `Preparation, ${r}: everyone chooses 2 Location cards to discard`,
       exchange: `Exchange, ${r}: trading until everyone says ready`,
       construction: `Construction, ${r}: everyone places tiles, then says done`,
       over: "Game over: coins are counted",
@@ -846,6 +966,20 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
   logWords,
   finalTable,
 
+  /**
+   * The hub relays the engine's public events (docs/protocol.md): a decline of one of this player's
+   * offers is said at once, as a notice and above the offers, not only as a line of the log.
+   */
+  onEvent(f, ctx) {
+    if (!f || f.kind !== "declined" || ctx.isSpectator) return;
+    const o = seenOffers.get(`${lastRound}:${f.offer}`);
+    if (!o || o.author !== ctx.seat) return;
+    const text = `${ctx.name(f.seat)} declined your offer #${f.offer}.`;
+    ui.notices = [...ui.notices.filter((n) => n.id !== f.offer), { id: f.offer, text }];
+    toast(text);
+    ctx.rerender();
+  },
+
   render(view, ctx) {
     const key = `${ctx.room}:${ctx.seat}:${view.round}:${view.phase}`;
     if (ui.key !== key) ui = fresh(key);
@@ -854,6 +988,7 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
     if (ui.tile && !legal.builds.has(ui.tile)) ui.tile = null;
     if (!ui.tile && legal.builds.size === 1) ui.tile = [...legal.builds.keys()][0];
     if (!ctx.isSpectator) pruneDraft(view, ctx.seat);
+    noteOffers(view);
 
     return h("div", { class: `wpark phase-${view.phase}${ctx.isSpectator ? " spectating" : ""}`, "data-testid": "wpark",
       onkeydown: (e) => {
