@@ -2,7 +2,7 @@
 
 The tables cycle through every registered game that seats four.
 
-    python -m bench.latency [--tables 500] [--seconds 30] [--ws IMPL] [--loop LOOP] [--no-cross]
+    python -m bench.latency [--tables 500] [--seconds 30] [--ws IMPL] [--loop LOOP] [--no-cross] [--pairs 3]
 
 The figure is move-to-delta latency: from the moment a seat's client writes its `act` to the
 moment each of the other three seats' clients reads the delta it caused (the four seats of a table
@@ -17,6 +17,10 @@ count, after a warm-up.
 While it runs, the shared conformance checker (`check.py URL --games symbiose:2,3,4`) plays its
 own games against the same hub (PASS or FAIL in the table): the hub must stay correct under the
 load, not only fast.
+
+On SQLite (`sqlite_over_memory_p99`): the same load on the embedded default's database file, as
+the median of the SQLite / memory p99 ratio over alternating pairs of runs (three by default), since
+the memory store's own p99 moves by a half from one run to the next on a shared machine.
 
 Across processes (`cross_process_added_p99_ms`): the same with two hub processes on one Redis,
 seats 0 and 1 of every table on the first, seats 2 and 3 on the second; the figure is that p99
@@ -34,6 +38,7 @@ import contextlib
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -486,8 +491,11 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None, q: dict[str, Any] | Non
         rows.append(("latency on SQLite: p50 / p99 ms", f"{q['p50']:.1f} / {q['p99']:.1f}", "",
                      f"{q['moves_per_s']:.0f} moves/s, {q['hub_cpu'] / max(q['moves_per_s'], 1e-9) * 1000:.2f} ms "
                      f"of CPU per move; {q['errors']} refused, {q['missing']} lost; conformance {q['conformance'][0]}"))
-        rows.append(("latency on SQLite: p99 / memory's p99", q["p99"] / s["p99"], "<= 1.1",
-                     "the same load, every change committed to the file before anyone sees it"))
+        ratios = q.get("ratios") or [q["p99"] / s["p99"]]
+        rows.append(("latency on SQLite: p99 / memory's p99", statistics.median(ratios), "<= 1.1",
+                     f"median of {len(ratios)} alternating pairs at the same load ("
+                     + ", ".join(f"{r:.2f}" for r in ratios)
+                     + "); every change committed to the file before anyone sees it"))
         if q.get("commit_ms"):
             p50, p99 = q["commit_ms"]
             rows.append(("latency on SQLite: commit p50 / p99 ms", f"<= {p50:g} / <= {p99:g}", "",
@@ -521,7 +529,9 @@ def figures_of(s: dict[str, Any], c: dict[str, Any] | None, q: dict[str, Any] | 
                            "latency_host_steal_s": s["steal_s"]}
     if q is not None:
         out["sqlite_latency_p99_ms"] = q["p99"]
-        out["sqlite_over_memory_p99"] = q["p99"] / s["p99"]
+        ratios = q.get("ratios") or [q["p99"] / s["p99"]]
+        out["sqlite_over_memory_p99"] = statistics.median(ratios)
+        out["sqlite_over_memory_p99_pairs"] = [round(r, 3) for r in ratios]
         out["sqlite_commit_ms_bounds"] = q.get("commit_ms")
     if c is not None:
         if "na" in c:
@@ -537,11 +547,18 @@ def figures_of(s: dict[str, Any], c: dict[str, Any] | None, q: dict[str, Any] | 
 
 
 async def run(tables: int = 500, seconds: float = 30, ws: str | None = None, loop: str | None = None,
-              with_cross: bool = True) -> tuple[list[Row], dict[str, Any]]:
+              with_cross: bool = True, pairs: int = 3) -> tuple[list[Row], dict[str, Any]]:
     raise_nofile()
     pin(LOAD_CORE)
     s = await single(tables, seconds, ws, loop)
     q = await single(tables, seconds, ws, loop, sqlite=True)
+    # One pair says little on a shared machine (the memory store's own p99 moves by half from one run
+    # to the next): the ratio is the median over alternating pairs, the first one above included.
+    q["ratios"] = [q["p99"] / s["p99"]]
+    for _ in range(pairs - 1):
+        s_more = await single(tables, seconds, ws, loop, checker=False)
+        q_more = await single(tables, seconds, ws, loop, checker=False, sqlite=True)
+        q["ratios"].append(q_more["p99"] / s_more["p99"])
     c = await cross(tables, seconds, ws, loop) if with_cross else None
     rows, figures = rows_of(s, c, q), figures_of(s, c, q)
     if with_cross and c is not None and "na" not in c:
@@ -565,8 +582,10 @@ def main() -> None:
     ap.add_argument("--ws", default=None)
     ap.add_argument("--loop", default=None)
     ap.add_argument("--no-cross", action="store_true")
+    ap.add_argument("--pairs", type=int, default=3, help="memory / SQLite pairs whose median ratio is printed")
     args = ap.parse_args()
-    rows, figures = asyncio.run(run(args.tables, args.seconds, args.ws, args.loop, not args.no_cross))
+    rows, figures = asyncio.run(run(args.tables, args.seconds, args.ws, args.loop, not args.no_cross,
+                                    max(1, args.pairs)))
     print_table("Latency under load", rows)
     print(bench_line(figures))
 
