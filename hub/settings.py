@@ -30,6 +30,9 @@ class Settings:
     waiting_ttl_s: int = field(default=3600, metadata={"help": "how long a room may wait for players"})
     max_frame_bytes: int = field(default=64 * 1024, metadata={"help": "larger frames are closed with 1009"})
     send_queue: int = field(default=256, metadata={"help": "frames a connection may have queued"})
+    sndbuf_kib: int = field(default=256, metadata={
+        "help": "kernel send buffer of each WebSocket (KiB): bounds what a reader that stopped reading holds "
+                "before its send queue fills; 0 = the kernel's own tuning (up to megabytes each)"})
     frames_per_s: float = field(default=30.0, metadata={"help": "sustained frames per second per connection"})
     frame_burst: int = field(default=60, metadata={"help": "burst of frames above the sustained rate"})
     hello_timeout_s: float = field(default=10.0, metadata={"help": "time to send hello after connecting"})

@@ -110,6 +110,8 @@ class Connection:
         # the client's own TCP connection, when this process holds it: its kernel's round trip bounds
         # what a contest credits for the network (hub/edge/tcpinfo.py)
         self._tcp = client_socket(ws) if self.settings.kernel_bound else None
+        if self.settings.sndbuf_kib > 0:
+            bound_send_buffer(ws, self.settings.sndbuf_kib * 1024)
         self.pending = True  # counted among its address's WebSockets not past their hello (Rooms.admit_pending)
 
     # ---- sending -------------------------------------------------------------------------------
@@ -495,6 +497,20 @@ def client_socket(ws: WebSocket) -> tcpinfo.Sock | None:
         return None
     found: tcpinfo.Sock = sock
     return found
+
+
+def bound_send_buffer(ws: WebSocket, size: int) -> None:
+    """Fix the socket's kernel send buffer. Left to itself, the kernel grows a connection's buffer to
+    megabytes (on loopback, whose segments are 64 KiB, at once): a reader that stops reading would hold
+    that much of the machine's memory, and take that many frames, before the send queue noticed it
+    (4008). A table's bursts are kilobytes, so a fixed 256 KiB costs a reader nothing."""
+    protocol = getattr(ws.scope.get(SCOPE_KEY), "__self__", None)
+    transport = getattr(protocol, "transport", None)
+    sock: Any = transport.get_extra_info("socket") if transport is not None else None
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
 
 
 class Endpoint:

@@ -234,7 +234,10 @@ async def test_rate_limit(hub_factory: Any) -> None:
 
 
 async def test_slow_reader_is_closed_and_others_keep_going(hub_factory: Any) -> None:
-    h = hub_factory("--send-queue", "16", "--frames-per-s", "1000000", "--frame-burst", "1000000").start()
+    # a small kernel buffer on the hub's side as well (--sndbuf-kib): the pings it takes to fill the
+    # sockets no longer depend on how fast a loaded machine lets the hub answer them
+    h = hub_factory("--send-queue", "16", "--frames-per-s", "1000000", "--frame-burst", "1000000",
+                    "--sndbuf-kib", "16").start()
     room, tokens, players, spec = await table(h.url)
     # a raw client with a tiny receive buffer that never reads
     host, port = "127.0.0.1", h.port
@@ -379,3 +382,26 @@ def test_the_browser_client_is_served(hub: Any) -> None:
     assert status == 200 and "<script" in page
     status, _ = http(hub.url, "GET", "/vendor/fast-json-patch/package.json")
     assert status == 200
+
+
+def server_send_buffers(port: int) -> list[int]:
+    """The kernel send buffer (`skmem`'s tb) of every established socket of the hub's port, from `ss`."""
+    import re
+    import subprocess
+    out = subprocess.run(["ss", "-tmnH", "state", "established", f"( sport = :{port} )"],
+                         capture_output=True, text=True, check=True, timeout=10).stdout
+    return [int(m) for m in re.findall(r"\btb(\d+)", out)]
+
+
+async def test_a_connection_holds_a_bounded_kernel_send_buffer(hub_factory: Any) -> None:
+    """Left to itself the kernel grows a loopback socket's send buffer to megabytes: a reader that
+    stopped reading would hold that much, and take that many frames, before its queue was full."""
+    h = hub_factory().start()
+    room, tokens, players, spec = await table(h.url)
+    try:
+        sizes = server_send_buffers(h.port)
+        assert len(sizes) >= 3, sizes  # the two seats and the spectator (the lobby's HTTP is closed)
+        # the default 256 KiB, which Linux doubles for its own bookkeeping
+        assert max(sizes) <= 2 * 256 * 1024, sizes
+    finally:
+        await close_all(*players, spec)
