@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import socket
 import sys
 from dataclasses import MISSING, fields
@@ -84,6 +85,10 @@ def serve(settings: Settings) -> int:
         except lock.Locked as e:
             print(f"hub: {e}", file=sys.stderr)
             return 1
+    wrong = misconfigured(settings)
+    if wrong:
+        print(f"hub: {wrong}", file=sys.stderr)
+        return 2
     before, nofile, hard = fds.raise_nofile()
     app = create_app(settings)
     fitted: Settings = app.state.settings
@@ -112,9 +117,30 @@ def serve(settings: Settings) -> int:
         ws_max_size=transport_limit(settings.max_frame_bytes), ws_per_message_deflate=False, ws_ping_interval=None,
         loop=loop, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=3,
         timeout_keep_alive=max(1, min(5, int(settings.http_timeout_s))),
+        # forwarding headers are read by the app, from --trusted-proxies only (hub/edge/proxies.py)
+        proxy_headers=False,
+        ssl_context_factory=(lambda config, default: app.state.tls.context) if app.state.tls else None,
     )
     uvicorn.Server(config).run(sockets=[shared_socket(settings.host, settings.port)] if settings.reuse_port else None)
     return 0
+
+
+def misconfigured(settings: Settings) -> str | None:
+    """Settings that cannot serve, said at start rather than found by the first player."""
+    from hub.edge.proxies import networks
+
+    try:
+        networks(settings.trusted_proxies)
+    except ValueError as e:
+        return str(e)
+    if bool(settings.tls_cert) != bool(settings.tls_key):
+        return "--tls-cert and --tls-key go together"
+    for path in (settings.tls_cert, settings.tls_key):
+        if path and not os.access(path, os.R_OK):
+            return f"cannot read {path}"
+    if settings.redirect_port and not settings.tls_cert:
+        return "--redirect-port redirects to https: it needs --tls-cert and --tls-key"
+    return None
 
 
 def shared_socket(host: str, port: int) -> socket.socket:

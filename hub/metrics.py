@@ -30,8 +30,17 @@ class Metrics:
         self.contests = Counter("hub_contests_total", "Timed contests settled", ["outcome"], registry=r)
         self.contest_tries = Counter(
             "hub_contest_tries_total", "Grabs judged, by whether a kernel bound held their network allowance "
-            "(kernel) or the hub could not see the client's TCP connection (none: a proxy, loopback, or off)",
+            "(kernel: this process's kernel or a trusted proxy's measured the client's own TCP connection) or "
+            "not (none: an untrusted proxy's loopback, a trusted proxy that sent no X-Client-RTT, or off)",
             ["bound"], registry=r)
+        self.proxy_headers = Counter(
+            "hub_proxy_headers_total", "Requests and WebSockets with forwarding headers, by what became of them: "
+            "rtt (a trusted proxy's X-Client-RTT taken as the connection's kernel round trip), no_rtt (a trusted "
+            "proxy's WebSocket without one: judged unbounded), untrusted (from an address not in "
+            "--trusted-proxies: ignored), malformed (ignored)", ["outcome"], registry=r)
+        self.tls_reloads = Counter("hub_tls_reloads_total", "Certificate files taken again after a change "
+                                   "(ok) or refused as unusable (failed: the previous one serves on)",
+                                   ["outcome"], registry=r)
         self.false_starts = Counter("hub_false_starts_total", "Grabs under the human floor", registry=r)
         self.broker_up = Gauge("hub_broker_up", "1 while the store (Redis) answers", registry=r)
         self.broker_up.set(1)

@@ -76,6 +76,21 @@ class Settings:
     kernel_bound: bool = field(default=True, metadata={
         "help": "bound a contest's network allowance by the kernel's TCP round trip of the client's "
                 "connection, where the hub holds it (not behind a proxy: docs/arbitration.md)"})
+    trusted_proxies: str = field(default="", metadata={
+        "help": "comma-separated addresses or CIDRs of proxies in front (nginx, HAProxy): only from these is "
+                "a forwarding header believed (X-Forwarded-For, X-Forwarded-Proto) and the client's round trip "
+                "taken from X-Client-RTT (microseconds, the proxy kernel's); empty = no one"})
+    tls_cert: str = field(default="", metadata={
+        "help": "certificate chain (PEM) to serve https and wss from this process; a renewed file is taken "
+                "for new connections without a restart"})
+    tls_key: str = field(default="", metadata={"help": "the certificate's private key (PEM)"})
+    tls_check_s: float = field(default=60.0, metadata={
+        "help": "how often the certificate's files are looked at for a renewal (SIGHUP looks at once)"})
+    redirect_port: int = field(default=0, metadata={
+        "help": "with TLS, also answer plain http on this port (80) with a redirect to https, and the "
+                "ACME client's challenges from --acme-webroot; 0 = none"})
+    acme_webroot: str = field(default="", metadata={
+        "help": "folder whose .well-known/acme-challenge/ files the redirect port serves (certbot --webroot)"})
     ws: str = field(default="websockets-sansio", metadata={"help": "uvicorn WebSocket implementation"})
     direct_send: bool = field(default=True, metadata={
         "help": "write a frame at once when its connection has nothing queued (websockets-sansio only)"})

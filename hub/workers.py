@@ -64,9 +64,16 @@ class Supervisor:
     def stop(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = True
 
+    def reload(self, signum: int, frame: FrameType | None) -> None:
+        """SIGHUP (a renewed certificate, hub/edge/tls.py) is every worker's to act on."""
+        for p in self.procs.values():
+            if p.poll() is None:
+                p.send_signal(signal.SIGHUP)
+
     def run(self) -> int:
         signal.signal(signal.SIGTERM, self.stop)
         signal.signal(signal.SIGINT, self.stop)
+        signal.signal(signal.SIGHUP, self.reload)
         for i in range(self.settings.workers):
             self.spawn(i)
         died: dict[int, float] = {}

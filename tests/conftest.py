@@ -9,6 +9,7 @@ import os
 import secrets
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -49,7 +50,7 @@ class HubProcess:
                  host: str = "127.0.0.1") -> None:
         self.port = port or free_port()
         self.host = host
-        self.url = f"http://{host}:{self.port}"
+        self.url = f"{'https' if '--tls-cert' in args else 'http'}://{host}:{self.port}"
         self.args = args
         self.env = {k: v for k, v in os.environ.items() if k != "HUB_REDIS_URL"}  # the backend is the test's
         # Tests join seats and open WebSockets from one address far faster than people do: the
@@ -87,7 +88,8 @@ class HubProcess:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"hub exited with {self.proc.returncode}; see {self.log_path}")
             try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
+                tls = ssl._create_unverified_context() if self.url.startswith("https") else None
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1, context=tls) as r:
                     if r.status == 200:
                         return self
             except OSError:

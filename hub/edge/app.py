@@ -1,8 +1,10 @@
 """The Starlette app: routes, the static client, and the lifespan that owns the rooms."""
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,8 @@ from hub.edge.connection import Endpoint
 from hub.edge.direct import KeepSend
 from hub.edge.gate import Gate
 from hub.edge.guard import Guard
+from hub.edge.proxies import TrustedProxies
+from hub.edge.tls import Certificates, Redirect
 from hub.fds import budget, fitted, soft_limit
 from hub.gcpolicy import GcPolicy
 from hub.metrics import Metrics
@@ -36,13 +40,29 @@ def create_app(settings: Settings | None = None) -> Starlette:
     store = make_store(settings, metrics)
     gc_policy = GcPolicy(settings.gc_full_every_s, metrics.gc_pauses)
 
+    # https and wss from this process (hub/edge/tls.py); unusable files stop the hub here, at start
+    certs = Certificates(settings.tls_cert, settings.tls_key, metrics) if settings.tls_cert else None
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await store.start()
         gc_policy.install()
+        tasks: list[asyncio.Task[None]] = []
+        redirect: asyncio.Server | None = None
+        if certs is not None:
+            tasks.append(asyncio.create_task(certs.watch(settings.tls_check_s)))
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, certs.check)
+            if settings.redirect_port:
+                redirect = await Redirect(settings.port, settings.acme_webroot).start(
+                    settings.host, settings.redirect_port, settings.reuse_port)
         try:
             yield
         finally:
+            for task in tasks:
+                task.cancel()
+            if redirect is not None:
+                redirect.close()
             gc_policy.uninstall()
             await store.stop()
 
@@ -97,8 +117,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     if WEB.is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEB, html=True), name="web"))
     guard = Middleware(Guard, settings=settings, metrics=metrics, gate=gate, websockets={"/ws": ws_endpoint})
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KeepSend), guard])
+    proxies = Middleware(TrustedProxies, trusted=settings.trusted_proxies, metrics=metrics)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[proxies, Middleware(KeepSend), guard])
     app.state.settings = settings
+    app.state.tls = certs  # the context the server listens with (hub/cli.py)
     app.state.gate = gate  # counts connections where the server runs the gate's protocols (hub/cli.py)
     app.state.seat_quota = store.seat_quota(settings.joins_per_ip_per_min, settings.seats_per_ip)
     app.state.store = store

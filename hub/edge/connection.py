@@ -32,6 +32,7 @@ from hub.edge import tcpinfo
 from hub.edge.codec import CODECS, BadFrame, Codec, decode, encode
 from hub.edge.direct import SCOPE_KEY, direct_writer, release_handshake
 from hub.edge.lobby import clean_name
+from hub.edge.proxies import SCOPE_PROXIED, SCOPE_RTT
 from hub.logs import log
 from hub.tables.arbitration import KernelRtt, Params, RoundTrips
 from hub.tables.chat import ChatRefused, clean_text
@@ -107,9 +108,11 @@ class Connection:
         # directly now would overtake them (one flag rather than the queue and a second flag, read
         # on every delivery)
         self._backlog = False
-        # the client's own TCP connection, when this process holds it: its kernel's round trip bounds
-        # what a contest credits for the network (hub/edge/tcpinfo.py)
-        self._tcp = client_socket(ws) if self.settings.kernel_bound else None
+        # the client's own TCP connection, when this process holds it (hub/edge/tcpinfo.py), or what a
+        # trusted proxy's kernel measured of it as the handshake came through (hub/edge/proxies.py):
+        # its round trip bounds what a contest credits for the network
+        self._tcp: tcpinfo.Sock | KernelRtt | None = (
+            (proxy_rtt(ws) or client_socket(ws)) if self.settings.kernel_bound else None)
         if self.settings.sndbuf_kib > 0:
             bound_send_buffer(ws, self.settings.sndbuf_kib * 1024)
         self.pending = True  # counted among its address's WebSockets not past their hello (Rooms.admit_pending)
@@ -458,7 +461,9 @@ class Connection:
         self.send_timed(frame, lambda at: self.round_trips.sent(pid, at))
 
     def kernel_rtt(self) -> KernelRtt | None:
-        return tcpinfo.read(self._tcp) if self._tcp is not None else None
+        if isinstance(self._tcp, KernelRtt):
+            return self._tcp
+        return tcpinfo.read(self._tcp)
 
     def pong(self, pid: int) -> None:
         if self.seat is not None:
@@ -473,13 +478,22 @@ class Connection:
             self.ping()
 
 
-PROXY_HEADERS = (b"x-forwarded-for", b"forwarded", b"x-real-ip")
+def proxy_rtt(ws: WebSocket) -> KernelRtt | None:
+    """What a trusted proxy's kernel measured of the client's own connection (`X-Client-RTT`): its
+    smoothed round trip as the handshake passed, taken as the lowest too (the proxy sends one value)."""
+    rtt = ws.scope.get(SCOPE_RTT)
+    if not isinstance(rtt, float):
+        return None
+    return KernelRtt(rtt, 0.0, rtt)
 
 
 def client_socket(ws: WebSocket) -> tcpinfo.Sock | None:
-    """The TCP socket of the client itself, or None where the hub cannot see it: a loopback peer or
-    a forwarding header means a proxy (or a tunnel) terminated the client's connection, and its
-    kernel's round trip would be that of the last hop, not the client's."""
+    """The TCP socket of the client itself, or None where the hub cannot see it: a trusted proxy
+    or a loopback peer (a proxy or a tunnel on this host) terminated the client's connection, and its
+    kernel's round trip would be that of the last hop, not the client's. Forwarding headers from
+    anyone else are ignored (hub/edge/proxies.py): the connection is the sender's own, and bound by it."""
+    if ws.scope.get(SCOPE_PROXIED):
+        return None
     peer = ws.scope.get("client") or ("", 0)
     try:
         addr = ipaddress.ip_address(str(peer[0]))
@@ -488,8 +502,6 @@ def client_socket(ws: WebSocket) -> tcpinfo.Sock | None:
             return None
     except ValueError:
         return None  # a Unix socket or no address: not the client's TCP connection
-    if any(name in PROXY_HEADERS for name, _ in ws.scope.get("headers") or ()):
-        return None
     protocol = getattr(ws.scope.get(SCOPE_KEY), "__self__", None)
     transport = getattr(protocol, "transport", None)
     sock: Any = transport.get_extra_info("socket") if transport is not None else None
