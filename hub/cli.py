@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             serve.add_argument(flag, dest=f.name, default=None, type=parser_of(kind), help=helptext)
         assert f.default is not MISSING
+    sub.add_parser("health", help="exit 0 if the hub these settings (HUB_*) describe answers /healthz "
+                                  "(a container's HEALTHCHECK)")
     return ap
 
 
@@ -46,7 +48,29 @@ def main(argv: list[str] | None = None) -> int:
         overrides: dict[str, Any] = {f.name: getattr(args, f.name) for f in fields(Settings)}
         settings = Settings.from_env(**overrides)
         return serve(settings)
+    if args.command == "health":
+        return health(Settings.from_env())
     return 2
+
+
+def health(settings: Settings) -> int:
+    """Ask this machine's hub for /healthz, over https when it serves TLS: its certificate names the
+    public host, not the loopback address asked here, so it is not checked (nothing is sent)."""
+    import json
+    import ssl
+    import urllib.request
+
+    host = settings.host if settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+    host = f"[{host}]" if ":" in host else host
+    scheme = "https" if settings.tls_cert else "http"
+    tls = ssl._create_unverified_context() if settings.tls_cert else None
+    try:
+        with urllib.request.urlopen(f"{scheme}://{host}:{settings.port}/healthz", timeout=3, context=tls) as r:
+            ok = r.status == 200 and json.loads(r.read()).get("ok") is True
+    except (OSError, ValueError) as e:
+        print(f"hub: unhealthy: {e}", file=sys.stderr)
+        return 1
+    return 0 if ok else 1
 
 
 def transport_limit(max_frame: int) -> int:

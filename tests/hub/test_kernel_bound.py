@@ -35,7 +35,7 @@ from websockets.asyncio.client import connect
 from hub.tables.arbitration import Params, lottery
 from tests.conftest import HubProcess, need
 from tests.hub.netdelay import DelayLine, available, socket_in
-from tests.hub.wsclient import Client, http, join, new_room
+from tests.hub.wsclient import Client, http, join, new_room, unverified, ws_url_of
 
 pytestmark = pytest.mark.serial  # shares of wins over real delays: nothing else may take the cores
 
@@ -62,19 +62,32 @@ class Reach:
 
     namespaces: tuple[str, ...]
     hub_addr: str
+    ws_base: str = ""  # where the seats' WebSockets go when not to the hub itself (a proxy in front)
 
 
-def worker(base: str, reach: Reach, tables: list[Table], until_epoch: float) -> list[Table]:
+Job = tuple[str, Reach, "Table"]  # the hub's lobby, how its seats reach it, the table
+
+
+def worker(jobs: list[Job], until_epoch: float) -> list[Table]:
     """Some of the tables, in a process of their own: one asyncio loop driving every seat would be
     late to answer on a busy machine, and a client's lateness counts as network delay (or, for a grab
     on receipt, as a reaction)."""
     until = time.monotonic() + (until_epoch - time.time())
 
     async def run() -> None:
-        await asyncio.gather(*(play(base, reach, t, until) for t in tables))
+        await asyncio.gather(*(play(base, reach, t, until) for base, reach, t in jobs))
 
     asyncio.run(run())
-    return tables
+    return [t for _, _, t in jobs]
+
+
+def run_campaign(jobs: list[Job], seconds: float) -> list[Table]:
+    """Every job's table played at once for `seconds`, spread over the worker processes."""
+    until = time.time() + seconds
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(WORKERS, mp_context=spawn) as pool:
+        parts = [pool.submit(worker, jobs[i::WORKERS], until) for i in range(WORKERS)]
+        return [t for part in parts for t in part.result(timeout=seconds + 120)]
 
 
 @dataclass
@@ -93,6 +106,8 @@ class Seat(Client):
     def __init__(self, reach: Reach, ns: int, table: Table, seat: int, how: Behaviour, *args: Any) -> None:
         super().__init__(*args)
         self.reach, self.ns, self.table, self.seat_no, self.how = reach, ns, table, seat, how
+        if reach.ws_base:
+            self.ws_url = ws_url_of(reach.ws_base)
         self.grab_sent: dict[str, float] = {}
         self.result_at: dict[str, float] = {}
         self._acts = itertools.count(100_000)
@@ -103,8 +118,10 @@ class Seat(Client):
         port = int(self.ws_url.rsplit(":", 1)[1].split("/")[0])
         await asyncio.wait_for(asyncio.get_running_loop().sock_connect(sock, (self.reach.hub_addr, port)), 10)
         headers = {"X-Forwarded-For": "192.0.2.77", "X-Client-RTT": "900000"} if self.how.forwarded else None
+        tls: dict[str, Any] = {"ssl": unverified()} if self.ws_url.startswith("wss://") else {}
         self.ws = await connect(self.ws_url, sock=sock, subprotocols=["msgpack"],  # type: ignore[list-item]
-                                max_size=None, ping_interval=None, open_timeout=10, additional_headers=headers)
+                                max_size=None, ping_interval=None, open_timeout=10, additional_headers=headers,
+                                **tls)
         self._reader = asyncio.create_task(self._read())
         await self.send({"t": "hello", "room": self.room, "token": self.token})
         await asyncio.wait_for(self.welcomed.wait(), 10)
@@ -254,11 +271,7 @@ def campaign() -> dict[str, Table]:
         hub.start()
 
         reach = Reach(tuple(line.namespaces), line.hub_addr)
-        until = time.time() + CAMPAIGN_S
-        spawn = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(WORKERS, mp_context=spawn) as pool:
-            parts = [pool.submit(worker, hub.url, reach, tables[i::WORKERS], until) for i in range(WORKERS)]
-            played = [t for part in parts for t in part.result(timeout=CAMPAIGN_S + 120)]
+        played = run_campaign([(hub.url, reach, t) for t in tables], CAMPAIGN_S)
         tables = sorted(played, key=lambda t: order[t.name])
         status, metrics = http(hub.url, "GET", "/metrics")
         assert status == 200
