@@ -43,6 +43,11 @@ def make_cert(folder: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+def tool(name: str) -> str | None:
+    """A program of Debian's packages, found where PATH lacks /usr/sbin too."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+
+
 def swap(text: str, old: str, new: str) -> str:
     """One line of the documented file replaced for this machine; the file must still hold it."""
     assert old in text, f"the documented configuration no longer has {old!r}"
@@ -77,7 +82,7 @@ def nginx(folder: Path, addr: str, tls_port: int, plain_port: int, hub_port: int
         f"http {{\n access_log off;\n client_body_temp_path {folder}/body;\n proxy_temp_path {folder}/proxy;\n"
         f" fastcgi_temp_path {folder}/fastcgi;\n uwsgi_temp_path {folder}/uwsgi;\n scgi_temp_path {folder}/scgi;\n"
         f" include {folder}/site.conf;\n}}\n")
-    proc = subprocess.Popen([shutil.which("nginx") or "nginx", "-p", str(folder), "-c", str(folder / "nginx.conf"),
+    proc = subprocess.Popen([tool("nginx") or "nginx", "-p", str(folder), "-c", str(folder / "nginx.conf"),
                              "-g", "daemon off;"], stderr=subprocess.PIPE)
     wait_port(addr, tls_port, proc, "nginx")
     return proc
@@ -94,7 +99,7 @@ def haproxy(folder: Path, addr: str, tls_port: int, plain_port: int, hub_port: i
                f"bind {addr}:{tls_port} ssl crt {pem}")
     cfg = swap(cfg, "server hub1 127.0.0.1:8000", f"server hub1 127.0.0.1:{hub_port}")
     (folder / "haproxy.cfg").write_text(cfg)
-    proc = subprocess.Popen([shutil.which("haproxy") or "haproxy", "-db", "-f", str(folder / "haproxy.cfg")],
+    proc = subprocess.Popen([tool("haproxy") or "haproxy", "-db", "-f", str(folder / "haproxy.cfg")],
                             stderr=subprocess.PIPE)
     wait_port(addr, tls_port, proc, "haproxy")
     return proc
@@ -115,8 +120,8 @@ def counts(base: str, name: str, label: str) -> dict[str, float]:
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     why = available()
     need(why is None, why or "")
-    for tool in ("nginx", "haproxy", "openssl"):
-        need(shutil.which(tool) is not None, f"{tool} is not installed (.ci/run installs it)")
+    for name in ("nginx", "haproxy", "openssl"):
+        need(tool(name) is not None, f"{name} is not installed (.ci/run installs it)")
     folder = tmp_path_factory.mktemp("deploy")
     cert, key = make_cert(folder)
     line = DelayLine(DELAYS_MS)

@@ -210,7 +210,7 @@ async def test_open_http_connections_per_address() -> None:
         status, body = request(h.url, "POST", "/api/rooms", {"game": "symbiose", "seats": 2})
         assert status == 429 and body["error"] == "too_many_connections", body
         assert request(h.url, "GET", "/healthz")[0] == 200  # monitoring still gets through
-        # a forwarding header (which the server trusts from a loopback proxy) does not pass for another address
+        # a forwarding header from a sender not in --trusted-proxies does not pass for another address
         status, body = request(h.url, "GET", "/api/rooms", headers={"X-Forwarded-For": "10.1.2.3"})
         assert status == 429 and body["error"] == "too_many_connections", body
         assert request(h.url, "GET", "/api/rooms", source="127.0.0.2")[0] == 200  # another address
