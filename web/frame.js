@@ -201,7 +201,8 @@ const ORDINALS = ["1st", "2nd", "3rd"];
  * "replay"; ctx() gives the module context of the moment (see table.js).
  *
  * What the live table or the replay add is set on the frame and drawn with it: `banner` (closed
- * for good), `join` (free seats on offer), `contest` (the generic grab button), `controls` (the
+ * for good), `join` (free seats on offer), `reclaim` (a seat this browser holds, offered back to a
+ * spectator page), `contest` (the generic grab button), `controls` (the
  * replay's), `message` (in place of the board before there is a view), `room` (the room's info),
  * `chat` (chat.js: the table's chat beside the board; a replay's shows the lines said by `chatUpTo`).
  */
@@ -221,6 +222,7 @@ export class Frame {
     this.sending = null;        // {state: "sending" | "failed", text}: how the last move is doing
     this.banner = null;
     this.join = null;
+    this.reclaim = null; // {seat, onTake}: a spectator page of a room where this browser holds a seat
     this.contest = null;
     this.controls = null;
     this.message = null;
@@ -309,6 +311,10 @@ export class Frame {
       this.head(view),
       this.banner ? h("div", { class: "banner", "data-testid": "banner", "data-code": String(this.banner.code), role: "alert" },
         h("p", {}, `✕ ${this.banner.reason}`), h("div", { class: "actions" }, ...this.banner.actions)) : null,
+      this.reclaim ? h("div", { class: "reclaim card", "data-testid": "reclaim", role: "status" },
+        h("p", {}, `You are watching, and this browser holds seat ${this.reclaim.seat} at this table. `),
+        h("button", { type: "button", class: "primary", "data-testid": "take-seat-back", onclick: this.reclaim.onTake },
+          "↩ Take my seat back")) : null,
       this.join && !(view && view.phase !== "waiting") ? this.joinPanel() : null,
       this.controls ? h("div", { class: "replay-controls card", "data-testid": "replay-controls" }, this.controls()) : null,
       this.contest ? this.contestBox() : null,

@@ -74,5 +74,5 @@ function PlayAgain({ rid, seat }) {
   return h("span", { class: "play-again", "data-testid": "play-again-box" },
     h("button", { type: "button", class: "primary", "data-testid": "play-again", disabled: busy, onclick: press },
       busy ? "Setting the table…" : next ? "↻ Play again: the others are in" : "↻ Play again"),
-    next ? h("small", { class: "muted", "data-testid": "play-again-waiting" }, " The next game is set: join before a bot takes your seat.") : null);
+    next ? h("small", { class: "muted", "data-testid": "play-again-waiting" }, " The next game has begun: your seat is kept for you (a bot plays it until you come).") : null);
 }

@@ -81,7 +81,7 @@ import { Connection } from "./connection.js";
 import { Chat, CHAT_ERRORS } from "./chat.js";
 import { Frame, generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText } from "./frame.js";
 import { alertMe } from "./alerts.js";
-import { h, api, toast, words, seatName, seatFor, saveSeat, forgetSeat, savedName, saveName } from "./ui.js";
+import { h, api, toast, words, seatName, seatFor, saveSeat, forgetSeat, reclaimSeat, savedName, saveName } from "./ui.js";
 
 export { generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText };
 
@@ -170,6 +170,8 @@ class TableSession {
     this.rid = rid;
     this.restart = restart;
     this.held = watch ? null : seatFor(rid);
+    // watching a room where this browser holds a seat: offered back at once, not found by chance
+    const mine = watch ? seatFor(rid) : null;
     this.rtt = null;
     this.inflight = new Set();
     this.closed = false;
@@ -178,6 +180,15 @@ class TableSession {
     this.conn = new Connection({ room: rid, token: this.held ? this.held.token : null });
     this.frame = new Frame(el, { rid, mode: "live", ctx: () => this.ctx() });
     this.frame.serverNow = () => this.conn.serverNow();
+    if (mine) {
+      this.frame.reclaim = {
+        seat: mine.seat,
+        onTake: () => {
+          reclaimSeat(rid, mine.seat, mine.token);
+          location.hash = `#/room/${encodeURIComponent(rid)}`;
+        },
+      };
+    }
     this.chat = new Chat({
       say: (text) => this.say(text),
       draw: () => this.frame.draw(),
@@ -362,7 +373,7 @@ class TableSession {
     try { room = await api("GET", `/api/rooms/${encodeURIComponent(this.rid)}`); } catch { return; }
     if (this.closed || !room) return;
     this.frame.room = room;
-    const free = this.held || room.status !== "waiting" ? [] : (room.seats || []).filter((s) => !s.name && !s.bot).map((s) => s.seat);
+    const free = this.held || this.frame.reclaim || room.status !== "waiting" ? [] : (room.seats || []).filter((s) => !s.name && !s.bot).map((s) => s.seat);
     if (free.length) {
       const join = {
         free,

@@ -144,11 +144,12 @@ export async function api(method, path, body) {
   return data;
 }
 
-// The player's name is remembered across visits (localStorage); a seat's token only in this tab
-// (sessionStorage), so a reload resumes the seat while another tab of the same browser does not
-// silently take it over. The games this browser sat at are remembered too ("My games" in the
-// lobby), with their tokens: taking a seat back from there is a deliberate click, and the tab that
-// held it is then closed by the hub (4009) rather than two tabs playing one seat unknowingly.
+// The player's name is remembered across visits (localStorage). A seat follows the browser, not the
+// tab: the games this browser sat at are remembered with their tokens ("My games" in the lobby), so
+// opening a room's link again, in a new tab or after the browser was closed, resumes the seat. The
+// tab's own copy (sessionStorage) says which seat this tab plays where it differs (a seat taken back
+// from My games). Two tabs on one seat cannot both play it: the newer takes it over, as a reconnect
+// does, and the hub closes the older one (4009), which offers to take it back.
 const NAME_KEY = "hub.name";
 const SEAT_KEY = (rid) => `hub.seat.${rid}`;
 const GAMES_KEY = "hub.games";
@@ -180,13 +181,24 @@ export function saveName(name) {
   try { localStorage.setItem(NAME_KEY, name); } catch { /* private mode: not remembered */ }
 }
 
-/** {seat, token} held by this tab for a room, or null. */
+/** {seat, token} this browser holds in a room: this tab's, else the one it remembers, or null. */
 export function seatFor(rid) {
+  return tabSeat(rid) || rememberedSeat(rid);
+}
+
+/** The seat this tab plays in a room, or null. */
+export function tabSeat(rid) {
   try {
     const raw = sessionStorage.getItem(SEAT_KEY(rid));
     const got = raw ? JSON.parse(raw) : null;
     return got && typeof got.token === "string" && Number.isInteger(got.seat) ? got : null;
   } catch { return null; }
+}
+
+/** The seat this browser sat at in a room, whichever tab took it (My games), or null. */
+export function rememberedSeat(rid) {
+  const g = myGames().find((x) => x.rid === rid);
+  return g && typeof g.token === "string" ? { seat: g.seat, token: g.token } : null;
 }
 
 export function saveSeat(rid, seat, token) {
@@ -199,8 +211,10 @@ export function reclaimSeat(rid, seat, token) {
   try { sessionStorage.setItem(SEAT_KEY(rid), JSON.stringify({ seat, token })); } catch { /* ignore */ }
 }
 
+/** The hub knows the token no more (4001): forgotten by the tab and by the browser. */
 export function forgetSeat(rid) {
   try { sessionStorage.removeItem(SEAT_KEY(rid)); } catch { /* ignore */ }
+  forgetGame(rid);
 }
 
 /** "frenzy_falls" -> "Frenzy falls": the fallback for any id without a nicer name. */

@@ -176,7 +176,7 @@ async def seated(request: Request, store: Store, rid: str,
 
 async def play_again(request: Request) -> Response:
     """A seated player of a finished room asks for the next game: the first ask makes the room (same
-    game, seats, options and bots); each asker is seated in their own seat under a new token."""
+    game, seats, options and bots) with every player in their own seat under the token they hold."""
     store = store_of(request)
     try:
         data = await body(request)

@@ -132,8 +132,10 @@ class Store(abc.ABC):
     async def info(self, rid: str) -> dict[str, Any] | None: ...
 
     @abc.abstractmethod
-    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
-        """(seat, token); RoomError on a refusal, no_room() for an unknown room."""
+    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False,
+                   token_hash: str | None = None) -> tuple[int, str]:
+        """(seat, token); RoomError on a refusal, no_room() for an unknown room. With `token_hash` the
+        seat is held by a token the player already has (play again), and the answer's token is ""."""
 
     @abc.abstractmethod
     async def replay(self, rid: str) -> dict[str, Any] | None:
@@ -216,8 +218,12 @@ class Store(abc.ABC):
         return None
 
     async def again(self, rid: str, token: Any) -> dict[str, Any]:
-        """Play again: the seated player holding `token` in the finished room `rid` is seated in the
-        same seat of its next room (made by the first who asks) under a new token."""
+        """Play again: the seated player holding `token` in the finished room `rid` has the same seat
+        of its next room, under the same token. The first who asks makes that room and seats every
+        player of the finished game in their own seat at once, each under the token they hold: a
+        player who has not come yet is away there, and a stand-in plays for them until they come
+        (their seat is never given to a bot or a stranger for good); so every later ask, and a
+        returning player's, finds their seat."""
         if not isinstance(token, str) or not token:
             raise RoomError("bad_request", "play again needs the seat's token")
         fin = await self.finished(rid)
@@ -232,11 +238,14 @@ class Store(abc.ABC):
 
         async def make() -> str:
             made = await self.create(fin.game, fin.seats, fin.options, fin.bots, "", again=True)
-            return str(made["room"])
+            nxt = str(made["room"])
+            for i, (player, held) in enumerate(zip(fin.names, fin.token_hashes, strict=True)):
+                if player is not None and held is not None and i not in fin.bots:
+                    await self.join(nxt, player, i, token_hash=held)
+            return nxt
 
         nxt = await self.link_next(rid, make)
-        index, new_token = await self.join(nxt, name, seat)
-        return {"room": nxt, "seat": index, "token": new_token}
+        return {"room": nxt, "seat": seat, "token": token}
 
     @abc.abstractmethod
     async def enter(self, rid: str) -> Target | None:

@@ -23,11 +23,12 @@ class MemoryStore(Store):
         room = self.rooms.get(rid)
         return await self.with_next(rid, room.info() if room is not None else None)
 
-    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
+    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False,
+                   token_hash: str | None = None) -> tuple[int, str]:
         room = self.rooms.get(rid)
         if room is None:
             raise no_room()
-        return room.join(name, seat, bot=bot)
+        return room.join(name, seat, token_hash=token_hash, bot=bot)
 
     async def replay(self, rid: str) -> dict[str, Any] | None:
         room = self.rooms.get(rid)

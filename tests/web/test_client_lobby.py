@@ -288,8 +288,8 @@ def test_symbiose_modes_offered_are_those_valid_for_the_seat_count(browser: Any,
 
 
 def test_a_finished_room_leads_to_the_table_its_players_went_on_to(browser: Any, hub: HubProcess) -> None:
-    """Someone who did not play it is offered to follow a finished room to its next table (where the
-    seats its players did not take yet are offered)."""
+    """Someone who did not play it is offered to follow a finished room to its next table, to watch:
+    the seats there are kept for the finished game's players, those who did not come yet included."""
     rid = kit.make_room(hub, "symbiose", 2, [], bot_delay_ms=0)
     ann, bob = kit.join(hub, rid, "Ann", 0), kit.join(hub, rid, "Bob", 1)
     kit.played_out(hub, rid, [ann, bob])
@@ -308,6 +308,7 @@ def test_a_finished_room_leads_to_the_table_its_players_went_on_to(browser: Any,
     follow.click()
     page.wait_for_url(re.compile(rf".*#/room/{nxt}/watch$"))
     expect(page.get_by_test_id("spectator-badge")).to_be_visible()
-    expect(page.get_by_role("button", name="Sit at seat 0")).to_be_visible()  # Ann's seat, still free
+    expect(page.get_by_test_id("board")).to_have_attribute("data-game", "symbiose")
+    expect(page.get_by_role("button", name="Sit at seat 0")).to_have_count(0)  # Ann's seat: kept for her
     w.check()
     page.context.close()

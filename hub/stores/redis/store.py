@@ -283,13 +283,15 @@ class RedisStore(Store):
             await asyncio.sleep(0.05)
         raise unavailable("the next room is still being made; try again")
 
-    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
+    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False,
+                   token_hash: str | None = None) -> tuple[int, str]:
         """The token is made here and only its hash travels: no plain token is ever in Redis."""
         if rid not in self.owned and await self.info(rid) is None:
             raise no_room()
-        token = new_token()
+        token = new_token() if token_hash is None else ""
         jid = self.next_id()
-        msg = {"k": "join", "jid": jid, "nm": name, "s": seat, "th": hash_token(token), "rx": self.inst, "bt": bot}
+        msg = {"k": "join", "jid": jid, "nm": name, "s": seat, "th": token_hash or hash_token(token),
+               "rx": self.inst, "bt": bot}
         fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.joins[jid] = JoinWait(rid, msg, fut, time.monotonic())
         try:

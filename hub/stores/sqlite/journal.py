@@ -221,7 +221,8 @@ class Gate:
         if not self.room.say(seat, name, text, conn=conn, say_id=say_id, aid=aid):
             self.journal.acks.pop(aid, None)
 
-    async def join(self, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
+    async def join(self, name: str, seat: int | None, bot: bool = False,
+                   token_hash: str | None = None) -> tuple[int, str]:
         """Seat a player; answered once the join is in the file (its token is good from then on)."""
         fut: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
 
@@ -230,7 +231,7 @@ class Gate:
             waiting: asyncio.Future[int] = asyncio.get_running_loop().create_future()
             self.journal.joins[jid] = waiting
             try:
-                index, token = self.room.join(name, seat, jid=jid, bot=bot)
+                index, token = self.room.join(name, seat, token_hash=token_hash, jid=jid, bot=bot)
             except RoomError as e:
                 self.journal.joins.pop(jid, None)
                 fut.set_exception(e)

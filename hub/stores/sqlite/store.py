@@ -239,13 +239,14 @@ class SqliteStore(Store):
         row = await self.db.read(lambda db: db.execute("SELECT meta FROM rooms WHERE rid = ?", (rid,)).fetchone())
         return json.loads(row[0]) if row else None
 
-    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False) -> tuple[int, str]:
+    async def join(self, rid: str, name: str, seat: int | None, bot: bool = False,
+                   token_hash: str | None = None) -> tuple[int, str]:
         gate = self.gates.get(rid)
         if gate is None:
             if await self._meta(rid) is not None:  # finished, and no longer in memory
                 raise RoomError("game_over", "this game has finished", 409)
             raise no_room()
-        return await gate.join(name, seat, bot)
+        return await gate.join(name, seat, bot, token_hash)
 
     async def replay(self, rid: str) -> dict[str, Any] | None:
         room = self.rooms.get(rid)
