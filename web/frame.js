@@ -247,6 +247,10 @@ export class Frame {
       document.addEventListener("keydown", this.onTouch, true);
     }
     this.serverNow = () => Date.now();
+    // {at}: the connection is down since the server's `at` (table.js). The table says so over the
+    // board, its clocks stand still at `at` (the hub's own run on, or stop with it: the welcome on
+    // return brings them), others' presence is unknown, and moves made meanwhile are held.
+    this.outage = null;
     this.resultRef = createRef();
     this.summaryRef = createRef();
     this.draw();
@@ -323,6 +327,9 @@ export class Frame {
       h("div", { class: "table-body" },
         h("section", { class: `board${this.busy ? " busy" : ""}`, "data-testid": "board", "aria-label": "The table",
           "data-game": view ? view.game : undefined, "data-seq": view ? String(this.seq ?? "") : undefined },
+        this.outage && view ? h("div", { class: "outage", "data-testid": "outage", role: "alert" },
+          h("strong", {}, "⚠ The connection to the hub is lost: reconnecting…"),
+          h("span", {}, " What you see is the table as it was; clocks stand still, and a move you make now is held and sent once the hub is back.")) : null,
         view ? this.board(view) : this.message || h("p", { class: "muted" },
           this.mode === "replay" ? "Loading the replay…" : "Connecting to the table…")),
         h("aside", { class: "side" },
@@ -380,7 +387,7 @@ export class Frame {
       view ? h("p", { class: "phase", "data-testid": "phase", "data-phase": view.phase }, this.phaseText(view)) : null,
       view ? h("p", { class: `turn${this.myTurn() ? " mine" : ""}`, "data-testid": "turn" }, this.turnText(view, seat)) : null,
       h("p", { class: "who" }, badge, " ",
-        h(Countdown, { deadline, now: this.serverNow, mine: this.myTurn() }),
+        h(Countdown, { deadline, now: () => this.clock(), mine: this.myTurn() && !this.outage }),
         this.sending ? h("span", { class: `move-status ${this.sending.state}`, "data-testid": "move-status",
           "data-state": this.sending.state, role: "status" }, ` ${this.sending.text} `) : null,
         this.mode === "live" && view && !waiting
@@ -422,8 +429,17 @@ export class Frame {
       && Array.isArray(view.active) && view.active.includes(seat));
   }
 
+  /** Server ms now, or where the clocks stopped while the connection is down. */
+  clock() {
+    return this.outage ? this.outage.at : this.serverNow();
+  }
+
   turnText(view, seat) {
     if (view.result) return "■ The game is over.";
+    if (this.outage && this.mode === "live") {
+      return this.myTurn() ? "⏸ It was your turn when the connection dropped: the table waits for the hub."
+        : "⏸ The connection dropped: the table waits for the hub.";
+    }
     const active = Array.isArray(view.active) ? view.active : [];
     if (!active.length) return view.phase === "waiting" ? "… The game starts once every seat is taken." : "… Nobody’s turn: the table is settling.";
     const mine = this.mode === "live" && seat !== null && seat !== undefined && active.includes(seat);
@@ -512,9 +528,14 @@ export class Frame {
         h("span", { class: "marker", "aria-hidden": "true" }, winners.has(p.seat) ? "♛" : active.has(p.seat) ? "▶" : "·"),
         this.mark(p.seat),
         h("strong", {}, seatName(view, p.seat)),
-        p.bot || p.presence === "bot" ? h("span", { class: "bot-tag", "data-testid": `presence-${p.seat}`, "data-presence": "bot" },
-          p.bot ? " ⚙ bot" : " ⚙ a bot plays until they return") : null,
-        p.presence && p.presence !== "bot" ? h(Presence, { p, now: this.serverNow }) : null,
+        this.outage && p.presence && !p.bot && p.seat !== me
+          ? h("span", { class: "presence unknown", "data-testid": `presence-${p.seat}`, "data-presence": "unknown",
+            title: "Not known while the connection is down" }, " ? not known")
+          : [
+            p.bot || p.presence === "bot" ? h("span", { key: "bot", class: "bot-tag", "data-testid": `presence-${p.seat}`, "data-presence": "bot" },
+              p.bot ? " ⚙ bot" : " ⚙ a bot plays until they return") : null,
+            p.presence && p.presence !== "bot" ? h(Presence, { key: "p", p, now: () => this.clock() }) : null,
+          ],
         h("span", { class: "muted" }, ` seat ${p.seat}${p.seat === me ? " (you)" : ""}${active.has(p.seat) ? " — to play" : ""}`
           + `${winners.has(p.seat) ? " — winner" : ""}`),
         figures.length ? h("span", { class: "figures" }, figures.join(" · ")) : null);

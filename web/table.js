@@ -196,7 +196,7 @@ class TableSession {
     });
     this.frame.chat = this.chat;
     this.conn.on("view", (view) => this.onView(view));
-    this.conn.on("status", ({ state, detail }) => { showNet(state, detail, this.rtt); this.showSending(); });
+    this.conn.on("status", ({ state, detail }) => { showNet(state, detail, this.rtt); this.onStatus(state); });
     this.conn.on("rtt", ({ rtt }) => { this.rtt = rtt; showNet(this.conn.state, "", rtt); });
     this.conn.on("final", ({ code, reason }) => this.onFinal(code, reason));
     this.conn.on("event", (f) => this.onEvent(f));
@@ -228,7 +228,7 @@ class TableSession {
       room: this.rid,
       send: (action) => this.send(action),
       rerender: () => this.frame.draw(),
-      serverNow: () => this.conn.serverNow(),
+      serverNow: () => this.frame.clock(),
       rtt: () => this.conn.rtt,
       refusal: () => this.lastRefusal,
       frame: this.frame,
@@ -280,11 +280,25 @@ class TableSession {
     }
   }
 
-  /** "sending…" until the ack, saying so when the move waits for the connection to come back. */
+  /** The connection dropped (reconnecting) or came back (connected): the frame shows an outage. */
+  onStatus(state) {
+    if (state === "reconnecting" && !this.frame.outage && this.frame.view) {
+      this.frame.outage = { at: this.conn.serverNow() };
+    } else if (state === "connected" || state === "closed") {
+      this.frame.outage = null;
+    }
+    if (!this.showSending()) this.frame.draw();
+  }
+
+  /** "sending…" until the ack; "held" while the move waits for the connection to come back. */
   showSending(waits = !this.conn.live()) {
-    if (!this.inflight.size) return;
-    this.frame.sending = { state: "sending", text: waits ? "⧗ sending… (waiting for the connection)" : "⧗ sending…" };
+    if (!this.inflight.size) return false;
+    const n = this.inflight.size;
+    this.frame.sending = waits
+      ? { state: "held", text: `⏸ ${n === 1 ? "your move is" : `${n} moves are`} held: sent when the hub is back` }
+      : { state: "sending", text: "⧗ sending…" };
     this.frame.draw();
+    return true;
   }
 
   async onView(view) {

@@ -2,6 +2,7 @@
 opt-in notices (a hub of its own: a short grace, so that bots finish a game of absent players)."""
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -100,8 +101,8 @@ def test_an_offline_spell_shows_reconnecting_and_the_queued_move_completes(brows
         choices.nth(0).click()
         if page.locator("[data-testid=board].busy").count():
             break
-    expect(page.get_by_test_id("move-status")).to_have_attribute("data-state", "sending")
-    expect(page.get_by_test_id("move-status")).to_contain_text("sending…")
+    expect(page.get_by_test_id("move-status")).to_have_attribute("data-state", "held")
+    expect(page.get_by_test_id("move-status")).to_contain_text("held: sent when the hub is back")
     page.wait_for_timeout(1500)
     assert kit.seq(page) == before, "nothing reached the hub while offline"
     expect(net).to_have_attribute("data-state", "reconnecting")
@@ -139,3 +140,42 @@ def test_a_silent_socket_is_noticed_within_two_seconds(browser: Any, hub: HubPro
     assert page.evaluate("() => window.hubDebug.connection.stats.resumed") >= 1
     w.check()
     page.context.close()
+
+
+def test_an_outage_is_said_over_the_board_with_clocks_stopped_and_presence_unknown(browser: Any, hub: HubProcess) -> None:
+    """Two players; one loses the connection: the table says so over the board, its turn clock stands
+    still and the other player's presence is not known (a move made meanwhile is marked held: the
+    test above); on return the hub's clock, which ran on, and presence come back."""
+    rid = kit.make_room(hub, "symbiose", 2, [], bot_delay_ms=0, decision_seconds=120)
+    seats = [kit.join(hub, rid, name, s) for s, name in enumerate(("Ann", "Bob"))]
+    ann, bob = (kit.new_page(browser, seat=(rid, got)) for got in seats)
+    for w in (ann, bob):
+        w.page.goto(f"{hub.url}/#/room/{rid}")
+        expect(w.page.get_by_test_id("net")).to_have_attribute("data-state", "connected")
+    page = ann.page
+    assert kit.wait_for_turn(page)
+    expect(page.get_by_test_id("presence-1")).to_have_attribute("data-presence", "here")
+    expect(page.get_by_test_id("outage")).to_have_count(0)
+    clock = page.get_by_test_id("deadline")
+    expect(clock).to_have_attribute("data-left", re.compile(r"\d+"))
+
+    page.context.set_offline(True)
+    outage = page.get_by_test_id("outage")
+    expect(outage).to_be_visible(timeout=3000)
+    expect(outage).to_contain_text("connection to the hub is lost")
+    expect(page.get_by_test_id("turn")).not_to_contain_text("Your turn")
+    expect(page.get_by_test_id("presence-1")).to_have_attribute("data-presence", "unknown")
+    frozen = clock.get_attribute("data-left")
+    page.wait_for_timeout(2500)
+    assert clock.get_attribute("data-left") == frozen, "the clock stands still while the hub is away"
+    kit.shot(page, "client-outage")
+
+    page.context.set_offline(False)
+    expect(page.get_by_test_id("net")).to_have_attribute("data-state", "connected")
+    expect(outage).to_have_count(0)
+    expect(page.get_by_test_id("presence-1")).to_have_attribute("data-presence", "here")
+    # the hub's clock ran on meanwhile: the table takes it, not its own
+    assert int(clock.get_attribute("data-left") or "0") < int(frozen or "0")
+    for w in (ann, bob):
+        w.check()
+        w.page.context.close()
