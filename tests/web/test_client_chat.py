@@ -156,3 +156,40 @@ def test_the_replay_shows_the_lines_said_by_the_step_shown(browser: Any, hub: Hu
     expect(texts(w.page)).to_have_text(["well played, bots"], timeout=TIMEOUT)
     expect(w.page.get_by_test_id("chat-name")).to_have_text(["Wim"])
     w.check()
+
+
+def test_on_a_phone_the_chat_handle_covers_nothing_of_the_table(browser: Any, hub: HubProcess) -> None:
+    """The handle sits in the bar at the top of the screen: wherever the page is scrolled, the table's
+    cells, buttons and fields at the bottom of the screen are the table's own, not the handle's."""
+    rid = kit.make_room(hub, "waterfall_park", 3, [1, 2], bot_delay_ms=10_000)
+    got = kit.join(hub, rid, "Pia", 0)
+    phone = kit.new_page(browser, width=390, height=844, seat=(rid, got))
+    page = phone.page
+    page.goto(hub.url + f"/#/room/{rid}")
+    expect(page.get_by_test_id("board")).to_have_attribute("data-game", "waterfall_park", timeout=TIMEOUT)
+    handle = page.get_by_test_id("chat-toggle")
+    expect(handle).to_be_visible()
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    for y in range(0, height, 300):
+        page.evaluate(f"() => window.scrollTo(0, {y})")
+        covered = page.evaluate("""() => {
+          const handle = document.querySelector('[data-testid=chat-toggle]');
+          const bar = document.querySelector('header.site').getBoundingClientRect();
+          const box = handle.getBoundingClientRect();
+          const inBar = box.top >= bar.top - 1 && box.bottom <= bar.bottom + 1;
+          const hits = [];
+          for (const x of [innerWidth - 10, innerWidth - 40, innerWidth - 80])
+            for (const dy of [10, 30, 60]) {
+              const el = document.elementFromPoint(x, innerHeight - dy);
+              if (el && handle.contains(el)) hits.push([x, innerHeight - dy]);
+            }
+          return { inBar, hits };
+        }""")
+        assert covered["inBar"], f"the handle is outside the bar at scroll {y}"
+        assert not covered["hits"], f"the handle covers the table at {covered['hits']} (scroll {y})"
+    handle.click()
+    expect(page.get_by_test_id("chat")).to_be_visible()
+    handle.click()
+    expect(page.get_by_test_id("chat")).to_be_hidden()
+    kit.shot(page, "chat-phone-handle-in-bar")
+    phone.check()
