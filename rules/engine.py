@@ -47,6 +47,12 @@ class Option(TypedDict, total=False):
     #: Per seat count ("2", "3", ...): a `default` and `choices` that replace the ones above for
     #: that many seats, so a lobby can offer only what a table of that size may play.
     by_seats: dict[str, dict[str, Any]]
+    #: The option means something only while another option has one of these values (Frenetic
+    #: Village's `battles`, for the variants that count battles): a lobby offers it only then.
+    when: dict[str, list[Any]]
+    #: Per choice, what it means in a sentence; `{name}` stands for the value of option `name`
+    #: ("After {battles} battles, ..."), so a lobby can say it with the numbers chosen.
+    choice_docs: dict[str, str]
 
 
 def option_for(spec: Option, seats: int) -> dict[str, Any]:

@@ -105,9 +105,18 @@ class FreneticVillage(PublicViews):
     options: Mapping[str, Option] = {
         "variant": {"default": "single", "choices": list(VARIANTS),
                     "doc": "single battle; first to 5 battles; lowest total of cards left in hand "
-                           "after `battles` battles; most points from winning hands after `battles`"},
+                           "after `battles` battles; most points from winning hands after `battles`",
+                    "choice_docs": {
+                        "single": "One battle: the first to declare a winning combination wins the game.",
+                        "five_wins": "Battle after battle: the first to win 5 battles wins the game.",
+                        "lowest_total": "{battles} battles: after each, every player but its winner adds "
+                                        "up the cards left in hand; the lowest total wins.",
+                        "battle_points": "{battles} battles: each winner scores the cards of the winning "
+                                         "hand; the most points wins.",
+                    }},
         "battles": {"default": 5, "min": 1, "max": 20,
-                    "doc": "number of battles for lowest_total and battle_points"},
+                    "doc": "number of battles for lowest_total and battle_points",
+                    "when": {"variant": ["lowest_total", "battle_points"]}},
     }
 
     # --- setup and helpers ----------------------------------------------------------------------

@@ -87,15 +87,24 @@ function Lobby() {
     return () => { stopped = true; clearTimeout(timer); };
   }, []);
 
+  // Everyone at the table sees it: asked for, never made up ("Player" for everyone said nothing).
   const myName = () => {
-    const n = name.trim() || "Player";
+    const n = name.trim();
+    if (!n) {
+      toast("Type your name first: it is how the others see you at the table.", "error");
+      const field = document.getElementById("player-name");
+      if (field) { field.scrollIntoView({ block: "center" }); field.focus(); }
+      return null;
+    }
     saveName(n);
     return n;
   };
 
   const join = async (rid, seat) => {
+    const n = myName();
+    if (!n) return;
     try {
-      const body = { name: myName() };
+      const body = { name: n };
       if (seat !== undefined && seat !== null) body.seat = seat;
       const got = await api("POST", `/api/rooms/${encodeURIComponent(rid)}/join`, body);
       saveSeat(rid, got.seat, got.token);
@@ -128,7 +137,7 @@ function Lobby() {
     h(MyGames, { games: games || [] }),
     h("section", {}, h("h2", {}, "Games"), h(GameList, { games, error: gamesError, onPick: pick })),
     h("section", { id: "new-room" }, h("h2", {}, "New room"),
-      games && games.length ? h(CreateForm, { games, picked, join }) : h("p", { class: "muted" }, games ? "No games are served." : "…")),
+      games && games.length ? h(CreateForm, { games, picked, join, askName: myName }) : h("p", { class: "muted" }, games ? "No games are served." : "…")),
     h("section", {}, h("h2", {}, "Rooms"),
       h("p", { class: "muted" }, "Waiting and running rooms, and finished games with their replays. Private rooms are not listed."),
       h(RoomList, { rooms, error: roomsError, games: games || [], join })),
@@ -290,7 +299,7 @@ function reseat(game, values, seats) {
   return out;
 }
 
-function CreateForm({ games, picked, join }) {
+function CreateForm({ games, picked, join, askName }) {
   const [form, setForm] = useState(() => freshForm(games[0]));
   useEffect(() => {
     const g = picked && games.find((x) => x.id === picked.id);
@@ -304,11 +313,19 @@ function CreateForm({ games, picked, join }) {
   const allBots = me === null && bots.size === seatsOf;
   const privateRoom = form.values.private === true;
 
+  // what each option holds now, in its own type (for `when` and the placeholders of `choice_docs`)
+  const current = {};
+  for (const [name, given] of Object.entries(game.options || {})) current[name] = read(name, specFor(given, seatsOf), form.values[name]);
+  const offered = (spec) => !spec.when || Object.entries(spec.when).every(([other, values]) =>
+    Array.isArray(values) && values.some((v) => JSON.stringify(v) === JSON.stringify(current[other])));
+
   const create = async (e) => {
     e.preventDefault();
+    if (me !== null && !askName()) return; // before the room is made: no room left with a seat nobody took
     const options = {};
     for (const [name, given] of Object.entries(game.options || {})) {
       const spec = specFor(given, seatsOf);
+      if (!offered(spec)) continue; // means nothing with the other choices made
       const value = read(name, spec, form.values[name]);
       // Send only what differs from this seat count's default: the hub fills the rest.
       if (value !== undefined && JSON.stringify(value) !== JSON.stringify(spec.default)) options[name] = value;
@@ -362,13 +379,30 @@ function CreateForm({ games, picked, join }) {
       h("small", { id: "you-sit", class: "doc" }, me === null
         ? "You watch; seats without a bot wait for players."
         : `You take seat ${me}; tick the seats a bot should take, the others wait for players.`)),
-    Object.entries(game.options || {}).map(([name, spec]) => h(OptionField, { key: `${game.id}:${name}`, name, spec: specFor(spec, seatsOf),
-      value: form.values[name], onValue: (v) => set({ values: { ...form.values, [name]: v } }) })),
+    Object.entries(game.options || {}).filter(([, spec]) => offered(specFor(spec, seatsOf)))
+      .map(([name, spec]) => h(OptionField, { key: `${game.id}:${name}`, name, spec: specFor(spec, seatsOf),
+        value: form.values[name], current, onValue: (v) => set({ values: { ...form.values, [name]: v } }) })),
     privateRoom ? h("p", { class: "note", "data-testid": "private-note" },
       "A private room is not listed here: the table shows its link, which is the only way in. Send it to the others.") : null,
     h("fieldset", { class: "bots", "data-testid": "bots" }, h("legend", {}, "Bots: tick the seats a bot should take"), seatRows),
     h("button", { type: "submit", class: "primary", "data-testid": "create" },
       me === null ? (allBots ? "Create room and watch the bots" : "Create room and watch") : `Create room and sit at seat ${me}`));
+}
+
+/**
+ * What the chosen value means, from the option's `choice_docs`, with `{name}` put as the value of
+ * option `name` (in the units the player typed it in); null when the option has no such words.
+ */
+function choiceDoc(spec, value, current) {
+  const docs = spec.choice_docs;
+  const chosen = value === undefined ? spec.default : value;
+  if (!docs || typeof docs[String(chosen)] !== "string") return null;
+  return docs[String(chosen)].replace(/\{(\w+)\}/g, (all, other) => {
+    const v = current ? current[other] : undefined;
+    if (v === undefined || v === null) return all;
+    const scale = (OPTION_WORDS[other] || {}).scale;
+    return String(scale ? v / scale : v);
+  });
 }
 
 /** The option's value from what its field holds, in the option's own type and units. */
@@ -386,7 +420,7 @@ function read(name, spec, value) {
 }
 
 /** A field for one option, chosen by its description; its help in plain words (`code` as code). */
-function OptionField({ name, spec, value, onValue }) {
+function OptionField({ name, spec, value, current, onValue }) {
   const id = `opt-${name}`;
   const w = OPTION_WORDS[name] || {};
   const dflt = spec.default;
@@ -405,8 +439,8 @@ function OptionField({ name, spec, value, onValue }) {
   } else {
     input = h("input", { id, name, type: "text", value: value ?? "", "data-testid": id, oninput: (e) => onValue(e.currentTarget.value) });
   }
-  const help = w.help || spec.doc;
-  return h("div", { class: "option" },
+  const help = choiceDoc(spec, value, current) || w.help || spec.doc;
+  return h("div", { class: "option", "data-testid": `option-${name}` },
     h("label", { for: id }, w.label || words(name)), input,
     w.unit ? h("span", { class: "unit" }, w.unit) : null,
     help ? h("small", { class: "doc" }, withCode(help)) : null);

@@ -401,7 +401,13 @@ class TableSession {
   }
 
   async sit(seat, name) {
-    const n = String(name || "").trim() || "Player";
+    const n = String(name || "").trim();
+    if (!n) {
+      toast("Type your name first: it is how the others see you at the table.", "error");
+      const field = document.querySelector("[data-testid=join-name]");
+      if (field) field.focus();
+      return;
+    }
     saveName(n);
     try {
       const got = await api("POST", `/api/rooms/${encodeURIComponent(this.rid)}/join`, { name: n, seat });

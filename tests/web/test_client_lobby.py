@@ -199,7 +199,9 @@ def test_the_lobby_speaks_plainly(browser: Any, hub: HubProcess) -> None:
     page.get_by_test_id("new-game").select_option("frenetic_village")
     form = page.get_by_test_id("create-form")
     expect(form).not_to_contain_text("`")
-    expect(form.locator(".doc code").filter(has_text="battles")).not_to_have_count(0)
+    # a variant is said in words, with its numbers, never as a placeholder (`battles` as code)
+    expect(form.locator(".doc code").filter(has_text="battles")).to_have_count(0)
+    expect(form.get_by_test_id("option-variant")).to_contain_text("One battle")
     for jargon in ("Bot delay ms", "Grab window ms", "Decision seconds"):
         expect(form).not_to_contain_text(jargon)
     expect(form.locator("label[for=opt-bot_delay_ms]")).to_have_text("Bot thinking time")
@@ -310,5 +312,74 @@ def test_a_finished_room_leads_to_the_table_its_players_went_on_to(browser: Any,
     expect(page.get_by_test_id("spectator-badge")).to_be_visible()
     expect(page.get_by_test_id("board")).to_have_attribute("data-game", "symbiose")
     expect(page.get_by_role("button", name="Sit at seat 0")).to_have_count(0)  # Ann's seat: kept for her
+    w.check()
+    page.context.close()
+
+
+def test_an_empty_name_is_asked_for_never_made_up(browser: Any, hub: HubProcess) -> None:
+    """An empty name used to become "Player" for everyone, silently: now the lobby and the table's
+    free seats ask for one, and nothing is made or taken until it is there."""
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    page.get_by_test_id("new-game").select_option("symbiose")
+    page.get_by_test_id("bot-1").check()
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.get_by_test_id("create").click()
+    expect(page.locator("#toasts")).to_contain_text("Type your name first")
+    expect(page.get_by_test_id("name")).to_be_focused()
+    page.wait_for_timeout(300)
+    assert not posts, f"nothing is made without a name: {posts}"
+    assert page.url.endswith("#/")
+
+    rid = kit.make_room(hub, "symbiose", 2, [])
+    page.goto(f"{hub.url}/#/room/{rid}")
+    page.get_by_test_id("join-name").fill("   ")
+    page.get_by_test_id("sit-0").click()
+    expect(page.locator("#toasts")).to_contain_text("Type your name first")
+    page.wait_for_timeout(300)
+    status, info = kit.http(hub, "GET", f"/api/rooms/{rid}")
+    assert status == 200 and info["seats"][0]["name"] is None, info
+    page.get_by_test_id("join-name").fill("Noor")
+    page.get_by_test_id("sit-0").click()
+    expect(page.get_by_test_id("seat-badge")).to_contain_text("Noor")
+    w.check()
+    page.context.close()
+
+
+def test_frenetic_villages_variants_say_what_they_mean(browser: Any, hub: HubProcess) -> None:
+    """The variant's help is the chosen variant's, in words with the number of battles chosen (no
+    raw `battles` placeholder), and "Battles" is offered only for the variants that count them."""
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    page.get_by_test_id("name").fill("Vera")
+    page.get_by_test_id("new-game").select_option("frenetic_village")
+    variant = page.get_by_test_id("option-variant")
+    expect(variant).to_contain_text("One battle")
+    expect(variant).not_to_contain_text("`")
+    expect(page.get_by_test_id("option-battles")).to_have_count(0)  # the single battle counts none
+    page.get_by_test_id("opt-variant").select_option(label="Lowest total")
+    expect(page.get_by_test_id("option-battles")).to_be_visible()
+    expect(variant).to_contain_text("5 battles: after each")
+    page.get_by_test_id("opt-battles").fill("3")
+    expect(variant).to_contain_text("3 battles: after each")
+    page.get_by_test_id("bot-1").check()
+    with page.expect_request(lambda r: r.url.endswith("/api/rooms") and r.method == "POST") as made:
+        page.get_by_test_id("create").click()
+    assert json.loads(made.value.post_data or "{}")["options"] == {"variant": "lowest_total", "battles": 3}
+    page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
+    # back to a single battle: the battles chosen before are not sent for it
+    page.goto(hub.url + "/#/")
+    page.get_by_test_id("new-game").select_option("frenetic_village")
+    page.get_by_test_id("opt-variant").select_option(label="Lowest total")
+    page.get_by_test_id("opt-battles").fill("7")
+    page.get_by_test_id("opt-variant").select_option(label="Single")
+    expect(page.get_by_test_id("option-battles")).to_have_count(0)
+    page.get_by_test_id("bot-1").check()
+    with page.expect_request(lambda r: r.url.endswith("/api/rooms") and r.method == "POST") as made:
+        page.get_by_test_id("create").click()
+    assert json.loads(made.value.post_data or "{}")["options"] == {}
     w.check()
     page.context.close()
