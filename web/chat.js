@@ -172,7 +172,7 @@ export class Chat {
       title: `Hide ${ln.name}'s lines (here only)`, "aria-label": `Mute ${ln.name}`,
       onclick: () => this.mute(speakerKey(ln), true) }, "mute") : null));
     const mutedHere = [...new Set(lines.map(speakerKey))].filter((k) => this.muted.has(k));
-    return h("section", { class: `card chat${this.open ? " open" : ""}`, id: "chat-panel", "data-testid": "chat",
+    return h("section", { key: "chat", class: `card chat${this.open ? " open" : ""}`, id: "chat-panel", "data-testid": "chat",
       "aria-label": "Chat" },
     h("h3", {}, "Chat"),
     h("ol", { class: "chat-lines", "data-testid": "chat-lines", ref: listRef, tabindex: 0, "aria-live": "polite",

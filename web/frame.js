@@ -335,9 +335,10 @@ export class Frame {
         h("aside", { class: "side" },
           h("section", { class: "card" }, h("h3", {}, "Players"), view ? this.players(view) : null,
             view && this.mode !== "replay" && this.rid ? h(Watchers, { rid: this.rid }) : null),
+          // a spectator reads the moves more than the chat: theirs come first, within the first screen
+          this.watching() ? this.movesCard(view) : null,
           this.chat ? this.chat.panel({ view, mark: (s) => this.mark(s), upTo: this.chatUpTo, listRef: this.chatRef }) : null,
-          h("section", { class: "card moves" }, h("h3", {}, "Moves ", h("small", { class: "muted" }, "newest first")),
-            view ? this.moves(view) : null))),
+          this.watching() ? null : this.movesCard(view))),
       view ? this.summary() : null,
       this.chat ? this.chat.handle() : null,
       h("p", { class: "back" }, h("a", { href: "#/" }, "← Lobby")));
@@ -427,6 +428,16 @@ export class Frame {
     const { seat, isSpectator } = this.ctx();
     return Boolean(!view.result && !isSpectator && !this.final && this.mode === "live"
       && Array.isArray(view.active) && view.active.includes(seat));
+  }
+
+  movesCard(view) {
+    return h("section", { key: "moves", class: "card moves", "data-testid": "moves-card" },
+      h("h3", {}, "Moves ", h("small", { class: "muted" }, "newest first")), view ? this.moves(view) : null);
+  }
+
+  /** A live table seen by a spectator. */
+  watching() {
+    return this.mode === "live" && this.ctx().isSpectator;
   }
 
   /** Server ms now, or where the clocks stopped while the connection is down. */

@@ -30,6 +30,11 @@ from rules.frenzy_falls.components import (
 from rules.frenzy_falls.state import Pending, Player, Pool, PoolCard, Spill, State
 
 
+def card_count(n: int) -> str:
+    """"1 card", "3 cards": the log says what it counted, never "card(s)"."""
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def describe(card: Card) -> str:
     if card.action is not None:
         return f"a {card.action} ({card.water} water, {card.influence} influence)"
@@ -292,7 +297,7 @@ def start_spill(state: State, index: int) -> None:
     state.players[winner].discard.extend(pc.card for pc in mine)
     pool.cards = [pc for pc in pool.cards if pc.seat != winner]
     if mine:
-        state.note(f"{state.name(winner)} discards {len(mine)} card(s) from Pool {index + 1}.")
+        state.note(f"{state.name(winner)} discards {card_count(len(mine))} from Pool {index + 1}.")
     state.spill = Spill(index, winner, [seat for seat in totals if seat != winner])
 
 
@@ -317,7 +322,8 @@ def continue_spill(state: State) -> None:
     for pc in pool.cards:
         state.players[pc.seat].discard.append(pc.card)
     if pool.cards:
-        state.note(f"The other {len(pool.cards)} card(s) in Pool {spill.pool + 1} are discarded.")
+        n = len(pool.cards)
+        state.note(f"The other {card_count(n)} in Pool {spill.pool + 1} {'is' if n == 1 else 'are'} discarded.")
     pool.cards = []
     state.spill = None
     state.cursor = spill.pool + 1
@@ -367,7 +373,7 @@ def end_round(state: State) -> None:
         player.discard.extend(c for i, c in enumerate(player.hand) if i in chosen)
         player.hand = [c for i, c in enumerate(player.hand) if i not in chosen]
         drawn = draw_up(state, seat)
-        state.note(f"{player.falls} discards {len(chosen)} card(s) and draws {drawn}.")
+        state.note(f"{player.falls} discards {card_count(len(chosen))} and draws {drawn}.")
     state.discards = {}
     state.first = (state.first + 1) % state.seats
     state.round += 1

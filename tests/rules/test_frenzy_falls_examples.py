@@ -272,7 +272,7 @@ def test_round_end_discards_are_simultaneous_and_hidden() -> None:
     assert state.phase == "play" and state.first == 1 and state.round == 2
     assert all(len(p.hand) == 5 for p in state.players)
     assert faces(state.players[0].discard) == ["BUMP"]
-    assert "Mountain discards 1 card(s) and draws 4." in state.log
+    assert "Mountain discards 1 card and draws 4." in state.log
 
 
 def test_drawing_reshuffles_only_the_players_own_discards() -> None:
@@ -336,3 +336,10 @@ def test_log_keeps_31_to_50_entries_as_the_docs_say() -> None:
     assert max(sizes) <= 50
     trimmed = next(i for i, n in enumerate(sizes) if i and n < sizes[i - 1])
     assert min(sizes[trimmed:]) >= 31, "once trimmed, the log never holds fewer than 31 entries"
+
+
+def test_the_log_counts_cards_in_words() -> None:
+    """ "1 card", "2 cards": a whole game's log never says "card(s)"."""
+    from rules.frenzy_falls.flow import card_count
+
+    assert (card_count(0), card_count(1), card_count(3)) == ("0 cards", "1 card", "3 cards")

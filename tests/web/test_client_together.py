@@ -142,7 +142,8 @@ def test_a_silent_socket_is_noticed_within_two_seconds(browser: Any, hub: HubPro
     page.context.close()
 
 
-def test_an_outage_is_said_over_the_board_with_clocks_stopped_and_presence_unknown(browser: Any, hub: HubProcess) -> None:
+def test_an_outage_is_said_over_the_board_with_clocks_stopped_and_presence_unknown(browser: Any,
+                                                                                 hub: HubProcess) -> None:
     """Two players; one loses the connection: the table says so over the board, its turn clock stands
     still and the other player's presence is not known (a move made meanwhile is marked held: the
     test above); on return the hub's clock, which ran on, and presence come back."""

@@ -275,8 +275,11 @@ def test_contest_lights_the_pile_top_at_once_and_space_grabs(browser: Any, hub: 
     # seat 0 claimed more delay than its kernel measured: the table says its allowance was held to that
     expect(result.locator("[data-testid=judged] li[data-seat='0'] [data-testid=bounded]")).to_have_count(1)
     expect(result.locator("[data-testid=judged] li[data-seat='1'] [data-testid=bounded]")).to_have_count(0)
-    # The commitment "00" is not sha256 of the secret: the table says so.
+    # by how much it was won, in words
+    expect(result.get_by_test_id("result-line")).to_contain_text("53 ms ahead of")
+    # The commitment "00" is not sha256 of the secret: the table says so (and only then speaks of it).
     expect(result.get_by_test_id("lottery")).to_contain_text("does NOT match")
+    expect(result).not_to_contain_text("commitment")
 
     # The next contest, on this seat's own pile this time, grabbed with the mouse.
     wild = {"kind": "wild", "name": "Wildcard"}

@@ -251,3 +251,30 @@ def test_keyboard_alone_plays_a_card(browser: Any, hub: HubProcess) -> None:
     expect(page.locator("[data-testid=pool-card].mine-down")).to_have_count(1)
     shot(page, "frenzy_falls-keyboard-phone")
     w.check()
+
+
+def test_a_spectator_reads_the_moves_on_the_first_screen_in_plain_words(browser: Any, hub: HubProcess) -> None:
+    """A spectator's table: no hint repeating the same sentence before every move (the header says
+    whose turn it is), the Moves panel within the first screen beside the pools, and counts said as
+    counts ("1 card", "3 cards", never "card(s)")."""
+    from tests.web import client_kit as kit
+
+    live = kit.make_room(hub, "frenzy_falls", 4, [0, 1, 2, 3], bot_delay_ms=400)
+    w = new_page(browser, 1100, 900)
+    page = w.page
+    page.goto(f"{hub.url}/#/room/{live}/watch")
+    expect(page.get_by_test_id("spectator-badge")).to_be_visible()
+    moves = page.get_by_test_id("moves-card")
+    expect(moves.locator("li").nth(2)).to_be_visible(timeout=15_000)
+    top = moves.evaluate("(el) => el.getBoundingClientRect().top")
+    assert top < 900 - 100, f"the Moves panel starts {top:.0f} px down a 900 px screen"
+    expect(page.get_by_test_id("board")).not_to_contain_text("You are watching:")
+    # a whole game's log says its counts as counts
+    rid = kit.make_room(hub, "frenzy_falls", 4, [0, 1, 2, 3], bot_delay_ms=0)
+    kit.wait_finished(hub, rid, timeout=60)
+    page.goto(f"{hub.url}/#/room/{rid}/watch")
+    expect(moves.locator("li").first).to_be_visible()
+    text = moves.inner_text()
+    assert "card(s)" not in text and re.search(r"\b1 cards\b", text) is None
+    w.check()
+    page.context.close()

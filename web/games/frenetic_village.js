@@ -538,6 +538,25 @@ function hint(view, ctx, legal) {
   return `Choose a card of your hand to put away: onto your own pile, or an action card onto another player’s pile.${win}`;
 }
 
+/**
+ * By how much the grab was won: ", 53 ms ahead of Bob.", or, within the tie window, ", in a tie with
+ * Bob (within 20 ms), decided by a draw fixed before the grab.", or "." when nobody else was judged.
+ */
+function leadWords(res, ctx) {
+  const w = res.winner;
+  if (res.tied.length > 1 && res.tied.includes(w)) {
+    const others = res.tied.filter((s) => s !== w).map((s) => who(ctx, s));
+    return `, in a tie with ${listWords(others)} (within 20 ms), decided by a draw fixed before the grab.`;
+  }
+  const mine = res.judged[w];
+  const rivals = Object.keys(res.judged).map(Number)
+    .filter((s) => s !== w && !res.refused[s] && typeof res.judged[s] === "number")
+    .sort((a, b) => res.judged[a] - res.judged[b]);
+  if (typeof mine !== "number" || !rivals.length) return ".";
+  const lead = Math.max(0, Math.round(res.judged[rivals[0]] - mine));
+  return `, ${lead} ms ahead of ${who(ctx, rivals[0])}.`;
+}
+
 function renderContestBox(view, ctx) {
   const conn = connection();
   const parts = [];
@@ -546,10 +565,11 @@ function renderContestBox(view, ctx) {
     const seats = [...new Set([...Object.keys(res.judged), ...Object.keys(res.refused)])].map(Number)
       .sort((a, b) => (res.judged[a] ?? 1e9) - (res.judged[b] ?? 1e9));
     const winner = res.winner === null ? "nobody" : who(ctx, res.winner);
-    parts.push(h("p", { class: "result-line" },
+    parts.push(h("p", { class: "result-line", "data-testid": "result-line" },
       h("strong", {}, res.winner === null ? "⚡ Nobody grabbed " : `⚡ ${winner === "you" ? "You" : winner} grabbed `),
       res.card ? cardWords(res.card) : "the card",
-      res.pile !== null && res.pile !== undefined ? ` from ${whose(ctx, res.pile)} pile.` : "."));
+      res.pile !== null && res.pile !== undefined ? ` from ${whose(ctx, res.pile)} pile` : "",
+      res.winner === null ? "." : leadWords(res, ctx)));
     if (seats.length) {
       parts.push(h("ul", { class: "judged", "data-testid": "judged" }, ...seats.map((s) => {
         const ms = res.judged[s];
@@ -572,9 +592,12 @@ function renderContestBox(view, ctx) {
         ? `Your grab reached the hub ${res.lateBy} ms after the window had closed.`
         : "Your grab reached the hub after the window had closed."));
     }
-    const tie = res.tied.length > 1 ? `Tie within 20 ms between ${listWords(res.tied.map((s) => who(ctx, s)))}, broken by the committed lottery. ` : "";
-    const check = res.check === true ? "✔ the revealed secret matches its commitment" : res.check === false ? "✕ the revealed secret does NOT match its commitment" : "";
-    if (tie || check) parts.push(h("p", { class: "muted small", "data-testid": "lottery" }, tie, check));
+    // The draw's proof (its secret fixed before the grab) is the table's to check, not the players' to
+    // read: said only when it fails, which would mean the draw was not the one announced.
+    if (res.check === false) {
+      parts.push(h("p", { class: "warn small", "data-testid": "lottery" },
+        "⚠ The draw that broke the tie does NOT match the one announced before the grab."));
+    }
   }
   if (!ctx.isSpectator) {
     parts.push(h("p", { class: "muted small" }, "Judged time = your reaction on the hub’s clock, with your network delay taken out. Your round trip: ",

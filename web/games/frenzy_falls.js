@@ -437,10 +437,12 @@ function hint(view, ctx, legal) {
   if (view.phase === "waiting") return "Waiting for every seat to be taken: the game starts by itself.";
   const pending = view.pending;
   const mine = Array.isArray(view.active) && view.active.includes(ctx.seat);
-  if (ctx.isSpectator || !mine) {
+  // A spectator reads the phase and whose turn it is in the header: a hint that said it again, after
+  // the same sentence every time ("You are watching: …"), only pushed the table down.
+  if (ctx.isSpectator) return null;
+  if (!mine) {
     const who = (view.active || []).map((s) => nameOf(view, ctx, s)).join(", ") || "the table";
-    const base = ctx.isSpectator ? "You are watching: face-down cards show only their backs. " : "";
-    return `${base}Waiting for ${who}: ${phaseWords(view, ctx)}.`;
+    return `Waiting for ${who}: ${phaseWords(view, ctx)}.`;
   }
   const pool = pending && Number.isInteger(pending.pool) ? pending.pool : 0;
   const spilled = view.spill && Number.isInteger(view.spill.pool) ? view.spill.pool : 0;
