@@ -361,9 +361,21 @@ class Symbiose(PublicViews):
         view["legal"] = [] if seat is None else self.legal(state, seat)
         return view
 
+    @staticmethod
+    def showing(state: State) -> list[int]:
+        """Each seat's points as the table shows them now: face-up cards scored where they lie, a
+        face-down card as nothing (its face is hidden from everyone, so this says nothing hidden)."""
+        boards: dict[Target, list[Card | None]] = {
+            s: [DECK[c] if up else None for c, up in zip(p, ups, strict=True)]
+            for s, (p, ups) in enumerate(zip(state.ponds, state.up, strict=True))}
+        boards[RIVER] = [DECK[c] if up else None for c, up in zip(state.river, state.river_up, strict=True)]
+        sides = neighbours(state.seats, state.mode)
+        return [sum(slot_scores(boards, s, sides[s])) for s in range(state.seats)]
+
     def public_view(self, state: State) -> View:
         sides = neighbours(state.seats, state.mode)
         over = state.scores is not None
+        showing = None if over else self.showing(state)
         scoring = None
         if state.scores is not None and state.slot_points is not None:
             scoring = [self._scoring_entry(state, s, state.slot_points[s]) for s in range(state.seats)]
@@ -375,7 +387,8 @@ class Symbiose(PublicViews):
             "rounds": ROUNDS,
             "players": [
                 {"seat": s, "left": sides[s][0], "right": sides[s][1], "team": team_of(s, state.mode),
-                 "score": state.scores[s] if state.scores is not None else None}
+                 "score": state.scores[s] if state.scores is not None else None,
+                 "showing": showing[s] if showing is not None else None}
                 for s in range(state.seats)
             ],
             "active": self.active(state),

@@ -617,6 +617,20 @@ export class Frame {
     return headline;
   }
 
+  /** Everyone's total at once, under the headline: the steps below are for watching it add up. */
+  totals(view) {
+    const result = view.result;
+    const scores = Array.isArray(result.scores) ? result.scores : null;
+    if (!scores || !scores.length || !scores.every((v) => typeof v === "number")) return null;
+    const order = scores.map((_, s) => s).sort((a, b) => scores[b] - scores[a] || a - b);
+    const teams = Array.isArray(result.teams) && result.teams.every((v) => typeof v === "number") ? result.teams : null;
+    return h("p", { class: "totals", "data-testid": "result-totals" },
+      result.abandoned ? "As it stood: " : "Totals: ",
+      order.map((s, i) => h("span", { key: s, class: "total", "data-seat": s },
+        i ? " · " : "", this.mark(s), ` ${seatName(view, s)} ${scores[s]}`)),
+      teams ? ` (teams: ${teams.join(" – ")})` : null);
+  }
+
   /** The module's scoring steps as rows to reveal one at a time, ending with the totals; or null. */
   scoreTable(view) {
     if (!this.mod || typeof this.mod.scoreSteps !== "function") return null;
@@ -696,6 +710,7 @@ export class Frame {
     return h("section", { class: "result card", "data-testid": "result", tabindex: -1, "aria-label": "Result", ref: this.resultRef },
       h("h3", {}, "The end"),
       h("p", { class: "headline", "data-testid": "result-headline" }, this.headline(view)),
+      this.totals(view),
       table ? [
         h("h4", { key: "steps-title" }, "Scoring, step by step"),
         h("div", { key: "steps", class: "scroll" }, h("table", { class: "scores by-seat", "data-testid": "result-scores",

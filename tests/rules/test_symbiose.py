@@ -580,3 +580,19 @@ def test_hidden_cards_are_bare_in_every_view(seats: int, mode: str) -> None:
         hidden = [state.ponds[s][i] for s in range(seats) for i in range(8) if not state.up[s][i]]
         for c in hidden + state.deck:
             assert f'"s{c}"' not in text
+
+
+@pytest.mark.parametrize(("seats", "mode"), CONFIGS)
+def test_the_running_score_counts_what_is_face_up_and_nothing_hidden(seats: int, mode: str) -> None:
+    """Each player's `showing` is the score of the table as it shows: nothing while every card is face
+    down, the final scoring once every card is face up, and the same in every viewer's view."""
+    state = new(seats, mode, seed=7)
+    assert all(not up for ups in state.up for up in ups)
+    assert [p["showing"] for p in GAME.view(state, None)["players"]] == [0] * seats
+    for ups in state.up:
+        ups[:] = [True] * len(ups)
+    state.river_up = [True] * len(state.river_up)
+    whole = [sum(points) for points in GAME.score(state.ponds, state.river, mode)]
+    views = [GAME.view(state, s) for s in [None, *range(seats)]]
+    for view in views:
+        assert [p["showing"] for p in view["players"]] == whole

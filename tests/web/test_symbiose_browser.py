@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import HubProcess
 from tests.web.client_kit import browser_serving, new_page, shot
+from tests.web.client_kit import view_of as kit_view
 
 pytestmark = pytest.mark.browser
 
@@ -119,12 +120,25 @@ def test_whole_game_against_bots_with_a_spectator_and_a_reload(browser: Any, hub
     expect(spec.get_by_test_id("pond")).to_have_count(3)
     assert spec.locator("[data-legal=true]").count() == 0
 
+    # a running score during play: the points the table shows, for every player
+    players = page.get_by_test_id("players")
+    expect(players.locator("li")).to_have_count(3)
+    for li in players.locator("li").all():
+        expect(li).to_contain_text(re.compile(r"\d+ points showing"))
+
     rng = random.Random(7)
     moves = play_to_end(page, rng, reload_after=3)
     assert moves >= 8, "a seat plays 8 turns (plus the flips a face-up swap forces)"
 
     expect(page.get_by_test_id("result")).to_be_visible()
     expect(page.get_by_test_id("result-headline")).to_contain_text(re.compile("win|victory", re.I))
+    # everyone's total at once, before any step of the scoring is revealed
+    view = kit_view(page)
+    totals = page.get_by_test_id("result-totals")
+    expect(totals).to_be_visible()
+    for seat, points in enumerate(view["result"]["scores"]):
+        expect(totals.locator(f"[data-seat='{seat}']")).to_contain_text(str(points))
+    expect(page.get_by_test_id("score-next")).to_be_enabled()  # the steps wait, the totals do not
     # The end screen reveals the scoring column by column, one step at a time, for each of the 3 seats.
     scoring = page.get_by_test_id("result-scores")
     expect(scoring).to_be_visible()

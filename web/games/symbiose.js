@@ -268,6 +268,7 @@ Duel (the rulebook's rules for 2 players, and the default with 2): the River has
     if (player.left !== undefined) out.push(`◀ ${name(player.left)}`);
     if (player.right !== undefined) out.push(`${name(player.right)} ▶`);
     if (player.score !== null && player.score !== undefined) out.push(`${player.score} points`);
+    else if (typeof player.showing === "number") out.push(`${player.showing} points showing`);
     return out;
   },
 
