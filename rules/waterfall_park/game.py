@@ -373,14 +373,27 @@ class WaterfallPark(PublicViews):
         return [{"kind": "card_returned", "seat": seat, "card": card}]
 
     def _offer(self, state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
-        offer = trade.make_offer(state, seat, action)
+        """A new offer; with `counters`, an answer to an offer made to this seat, which it declines
+        in the same step (a counter-offer is a "no, but": the original does not stay open beside it)."""
+        answered: Offer | None = None
+        if "counters" in action:
+            answered = _offer_id(state, seat, {"type": "offer", "offer": action["counters"]})
+            if seat not in answered.parties or seat == answered.author:
+                raise IllegalAction("illegal", "a counter-offer answers an offer made to you by another player")
+            action = {k: v for k, v in action.items() if k != "counters"}
+        offer = trade.make_offer(state, seat, action)  # checked whole before anything changes
+        events: list[Event] = []
+        if answered is not None:
+            del state.offers[answered.id]
+            state.say(f"{_name(seat)} declines offer #{answered.id} with a counter-offer.")
+            events.append({"kind": "declined", "offer": answered.id, "seat": seat, "countered": offer.id})
         state.offers[offer.id] = offer
         state.next_offer += 1
         state.offers_made[seat] += 1
         for party in offer.parties:
             state.ready[party] = False
         state.say(f"Offer #{offer.id} by {_name(seat)}: {trade.describe(offer.transfers)}.")
-        return [{"kind": "offer", "offer": offer.id}]
+        return [*events, {"kind": "offer", "offer": offer.id}]
 
     def _accept(self, state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
         offer = _offer_id(state, seat, action)

@@ -688,3 +688,24 @@ def test_spectators_have_no_legal_actions_and_views_are_stable() -> None:
     assert GAME.view(state, None)["legal"] == [] and GAME.view(state, None)["hand"] == []
     assert json.dumps(GAME.view(state, 0)) == json.dumps(GAME.view(state, 0))
     assert_views_are_json(GAME, state, 3)
+
+
+def test_a_counter_offer_declines_the_offer_it_answers_in_the_same_step() -> None:
+    """A counter-offer is a "no, but": the offer it answers does not stay open beside it. Everything
+    is checked first: a counter to an offer that is not one's to answer, or a counter that is not a
+    valid offer, changes nothing and leaves the original open."""
+    state = exchange_position()
+    GAME.apply(state, 0, swap(0, 1, 1, 5, tiles={POOL: 1}, coins=2))
+    counter = {"type": "offer", "transfers": [{"from": 0, "to": 1, "locations": [1]},
+                                              {"from": 1, "to": 0, "locations": [5]}], "counters": 1}
+    assert code(state, 0, counter) == "illegal"  # its own offer: withdraw it instead
+    assert code(state, 2, {**counter, "transfers": [{"from": 2, "to": 0, "coins": 1}]}) == "illegal"  # not a party
+    assert code(state, 1, {**counter, "counters": 9}) == "illegal"  # no such offer
+    assert code(state, 1, {**counter, "transfers": [{"from": 1, "to": 0, "coins": 99}]}) == "illegal"
+    assert code(state, 1, {**counter, "counters": "1"}) == "bad_message"
+    assert sorted(state.offers) == [1]  # each refusal was proved to change nothing (`code`)
+    events = GAME.apply(state, 1, counter)
+    assert [e["kind"] for e in events] == ["declined", "offer"]
+    assert events[0] == {"kind": "declined", "offer": 1, "seat": 1, "countered": 2}
+    assert sorted(state.offers) == [2] and state.offers[2].author == 1
+    assert "declines offer #1 with a counter-offer" in " ".join(state.log)

@@ -1,6 +1,7 @@
 """Negotiating at the Waterfall Park table in a real Chromium: an offer received is answered with a
-counter-offer (the composer opens filled from it), and the author of a declined offer is told at once,
-above the offers and as a notice. Seat 1 is played over its own socket by the test; seat 2 is a bot."""
+counter-offer (the composer opens filled from it; sending it declines the offer it answers), the
+author of a declined offer is told at once, above the offers and as a notice, and so is every party
+of a deal once it is done. Seat 1 is played over its own socket by the test; seat 2 is a bot."""
 from __future__ import annotations
 
 import json
@@ -30,15 +31,23 @@ class Partner:
     """Seat 1: discards, then offers seat 0 a swap of one location each, then declines whatever seat
     0 offers it; never ready, so the Exchange lasts."""
 
-    def __init__(self) -> None:
+    def __init__(self, accepts: bool = False) -> None:
         self.offered: dict[str, Any] | None = None
         self.declined: list[int] = []
+        self.accepts = accepts  # accept seat 0's offers instead, and offer nothing
 
     def __call__(self, view: dict[str, Any]) -> dict[str, Any] | None:
         legal = view.get("legal") or []
         if view.get("phase") == "preparation":
             return next((a for a in legal if a.get("type") == "discard"), None)
         if view.get("phase") != "exchange":
+            return None
+        if self.accepts:
+            for a in legal:
+                if a.get("type") == "accept":
+                    offer = (view.get("offers") or {}).get(str(a["offer"])) or {}
+                    if offer.get("author") == 0:
+                        return dict(a)
             return None
         for a in legal:
             if a.get("type") == "decline":
@@ -81,7 +90,8 @@ def test_a_counter_offer_and_a_decline_notice(browser: Any, hub: HubProcess) -> 
         send = page.get_by_test_id("wp-send-offer")
         expect(send).to_contain_text(f"counter-offer to #{received['id']}")
         sent = json.loads(send.get_attribute("data-action") or "null")
-        assert sent == {"type": "offer", "transfers": received["transfers"]}, "the composer holds the offer"
+        assert sent == {"type": "offer", "transfers": received["transfers"], "counters": received["id"]}, \
+            "the composer holds the offer, and the counter-offer names the one it answers"
         # change it: take Bob's location out, so Ann only gives
         mine, theirs = received["transfers"][0]["locations"][0], received["transfers"][1]["locations"][0]
         page.locator(f"[data-testid=wpark] [data-testid=wp-cell][data-n='{theirs}']").click()
@@ -90,8 +100,10 @@ def test_a_counter_offer_and_a_decline_notice(browser: Any, hub: HubProcess) -> 
             ".transfers?.some((t) => t.locations.includes(n))", arg=theirs)
         changed = json.loads(send.get_attribute("data-action") or "null")
         assert changed == {"type": "offer", "transfers": [
-            {"from": 0, "to": 1, "locations": [mine], "tiles": {}, "coins": 0}]}, changed
+            {"from": 0, "to": 1, "locations": [mine], "tiles": {}, "coins": 0}], "counters": received["id"]}, changed
         send.click()
+        # the counter-offer declined the offer it answers: it does not stay open beside it
+        expect(page.locator(f"[data-testid=wp-offer][data-id='{received['id']}']")).to_have_count(0, timeout=WAIT_MS)
 
         # Bob declines it: Ann sees it at once, above the offers and as a notice
         notice = page.get_by_test_id("wp-declined")
@@ -100,8 +112,6 @@ def test_a_counter_offer_and_a_decline_notice(browser: Any, hub: HubProcess) -> 
         expect(page.locator(".toast").filter(has_text="Bob declined your offer")).to_have_count(1)
         assert partner.declined, "Bob declined Ann's counter-offer"
         expect(notice).to_contain_text(f"#{partner.declined[0]}")
-        # the offer Ann received is still open to answer
-        expect(page.locator(f"[data-testid=wp-offer][data-id='{received['id']}']")).to_be_visible()
         kit.shot(page, "waterfall-park-decline-notice")
         w.check()
     finally:
@@ -157,3 +167,34 @@ def test_opted_in_alerts_are_remembered_and_a_new_offer_changes_the_title(browse
         if pacer is not None:
             pacer.stop()
         page.context.close()
+
+
+def test_a_deal_done_is_confirmed_to_its_parties(browser: Any, hub: HubProcess) -> None:
+    """Ann offers Bob a coin; Bob accepts; the offer leaves the list, and Ann is told the deal is done
+    and what changed hands, at once, above the offers and as a notice."""
+    rid = kit.make_room(hub, "waterfall_park", 3, [2], bot_delay_ms=200)
+    me = kit.join(hub, rid, "Ann", 0)
+    other = kit.join(hub, rid, "Bob", 1)
+    pacer = kit.Pacer(hub, rid, other["token"], Partner(accepts=True), every=0.2)
+    pacer.start()
+    w = kit.new_page(browser, seat=(rid, me))
+    page = w.page
+    try:
+        page.goto(f"{hub.url}/#/room/{rid}")
+        expect(page.get_by_test_id("wpark")).to_be_visible()
+        page.wait_for_function("() => (window.hubDebug.connection.view || {}).legal?.length > 0", timeout=WAIT_MS)
+        page.evaluate("() => window.hubDebug.session.send(window.hubDebug.connection.view.legal[0])")
+        page.wait_for_function("() => window.hubDebug.connection.view.phase === 'exchange'", timeout=WAIT_MS)
+        gift = {"type": "offer", "transfers": [{"from": 0, "to": 1, "locations": [], "tiles": {}, "coins": 1}]}
+        assert page.evaluate("(a) => window.hubDebug.session.send(a)", gift)
+        done = page.get_by_test_id("wp-traded")
+        expect(done).to_be_visible(timeout=WAIT_MS)
+        expect(done).to_contain_text("done: you gave 1 coin to Bob")
+        expect(page.locator(".toast").filter(has_text="done: you gave 1 coin to Bob")).to_have_count(1)
+        page.wait_for_function("() => !Object.values(window.hubDebug.connection.view.offers || {})"
+                               ".some((o) => o.author === 0)", timeout=WAIT_MS)  # the deal left the list
+        w.check()
+    finally:
+        pacer.stop()
+        page.context.close()
+    assert not [e for e in pacer.errors if e.get("code") != "stale"], pacer.errors

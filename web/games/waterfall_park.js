@@ -71,7 +71,8 @@ function noteOffers(view) {
 /**
  * Answer an offer with a counter-offer: the composer opens filled with the received offer (the same
  * partners, locations, tiles and coins, each the same way round), for the player to change and send
- * back as an offer of their own. The received offer stays open until answered.
+ * back as an offer of their own. Sending it declines the received offer in the same step (the
+ * action's `counters`): a "no, but" does not leave the original open beside it.
  */
 function counterOffer(view, ctx, o) {
   const me = ctx.seat;
@@ -324,6 +325,24 @@ function transferWords(view, ctx, t, key) {
   if (t.coins) items.push(`${t.coins} coin${t.coins > 1 ? "s" : ""}`);
   return h("li", { key, class: "wp-transfer" }, person(view, ctx, t.from), " gives ",
     person(view, ctx, t.to), ": ", items.join(" · ") || "nothing");
+}
+
+/** "you gave location 12 and 2 coins to Bob; you got 1× Pool from Bob": one deal, for one party. */
+function tradeWords(o, ctx) {
+  const me = ctx.seat;
+  const items = (t) => {
+    const out = [];
+    if (Array.isArray(t.locations) && t.locations.length) out.push(`location${t.locations.length > 1 ? "s" : ""} ${t.locations.join(", ")}`);
+    for (const [name, n] of Object.entries(t.tiles || {})) if (n > 0) out.push(`${n}× ${name}`);
+    if (t.coins) out.push(`${t.coins} coin${t.coins > 1 ? "s" : ""}`);
+    return out.join(" and ");
+  };
+  const parts = [];
+  for (const t of o.transfers || []) {
+    if (t.from === me) parts.push(`you gave ${items(t)} to ${ctx.name(t.to)}`);
+    else if (t.to === me) parts.push(`you got ${items(t)} from ${ctx.name(t.from)}`);
+  }
+  return parts.join("; ") || "nothing changed hands for you";
 }
 
 function hint(view, ctx, legal) {
@@ -708,14 +727,16 @@ function renderDock(view, ctx, legal) {
   const transfers = draftTransfers(view);
   const problem = draftProblem(view, ctx.seat, transfers);
   const items = d.locations.length + d.tiles.length + Object.keys(d.coins).length;
-  const action = { type: "offer", transfers };
+  // a counter-offer names the offer it answers, while that is still open (the engine declines it)
+  const answering = ui.counterOf !== null && view.offers && view.offers[String(ui.counterOf)] ? ui.counterOf : null;
+  const action = answering !== null ? { type: "offer", transfers, counters: answering } : { type: "offer", transfers };
   const send = h("button", { key: "send", type: "button", class: "primary", "data-compose": "true", "data-testid": "wp-send-offer",
     disabled: Boolean(problem), "data-action": problem ? undefined : JSON.stringify(action), title: problem || "Send this offer",
     onclick: async () => {
       if (draftProblem(view, ctx.seat, transfers)) return;
       const ok = await ctx.send(action);
       if (ok) { ui.draft = fresh(null).draft; ui.counterOf = null; ctx.rerender(); }
-    } }, ui.counterOf !== null ? `⇄ Send counter-offer to #${ui.counterOf}` : "⇄ Send offer");
+    } }, answering !== null ? `⇄ Send counter-offer to #${answering} (declines it)` : "⇄ Send offer");
   const summary = !d.partners.length ? "New offer: click locations and tiles of the players."
     : `New offer with ${d.partners.map((s) => ctx.name(s)).join(", ")}: ${items} item${items === 1 ? "" : "s"}.`
       + `${problem && dockFolded ? ` ${problem}` : ""}`;
@@ -753,8 +774,9 @@ function renderOffers(view, ctx, legal) {
         title: "Open the composer with this offer, to change it and send it back", onclick: () => counterOffer(view, ctx, o) },
       "⇄ Counter-offer") : null) : null);
   });
-  const notices = ui.notices.map((n) => h("p", { key: n.id, class: "wp-notice", "data-testid": "wp-declined", role: "status" },
-    `✕ ${n.text} `,
+  const notices = ui.notices.map((n) => h("p", { key: `${n.kind}-${n.id}`, class: `wp-notice ${n.kind}`,
+    "data-testid": n.kind === "traded" ? "wp-traded" : "wp-declined", role: "status" },
+    `${n.kind === "traded" ? "✔" : "✕"} ${n.text} `,
     h("button", { type: "button", class: "small", "data-compose": "true", "aria-label": "Dismiss",
       onclick: () => { ui.notices = ui.notices.filter((x) => x !== n); ctx.rerender(); } }, "OK")));
   return h("section", { class: "wp-panel wp-offers", "data-testid": "wp-offers", "aria-label": "Offers" },
@@ -971,11 +993,20 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
    * offers is said at once, as a notice and above the offers, not only as a line of the log.
    */
   onEvent(f, ctx) {
-    if (!f || f.kind !== "declined" || ctx.isSpectator) return;
+    if (!f || ctx.isSpectator) return;
     const o = seenOffers.get(`${lastRound}:${f.offer}`);
-    if (!o || o.author !== ctx.seat) return;
-    const text = `${ctx.name(f.seat)} declined your offer #${f.offer}.`;
-    ui.notices = [...ui.notices.filter((n) => n.id !== f.offer), { id: f.offer, text }];
+    let text = null;
+    let kind = null;
+    if (f.kind === "declined" && o && o.author === ctx.seat) {
+      kind = "declined";
+      text = `${ctx.name(f.seat)} declined your offer #${f.offer}${Number.isInteger(f.countered) ? ` with counter-offer #${f.countered}` : ""}.`;
+    } else if (f.kind === "trade" && o && Array.isArray(o.parties) && o.parties.includes(ctx.seat)) {
+      // the deal is done: the offer leaves the list, so say so, with what changed hands for this player
+      kind = "traded";
+      text = `Trade #${f.offer} done: ${tradeWords(o, ctx)}.`;
+    }
+    if (!text) return;
+    ui.notices = [...ui.notices.filter((n) => n.id !== f.offer), { id: f.offer, kind, text }];
     toast(text);
     ctx.rerender();
   },
