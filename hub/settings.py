@@ -69,8 +69,9 @@ class Settings:
     chat_burst: int = field(default=5, metadata={"help": "chat lines a connection may say at once"})
     grab_window_ms: int = field(default=1500, metadata={"help": "default longest grab contest (room option)"})
     grace_s: float = field(default=20.0, metadata={"help": "a dropped seat waits this long before a bot plays it"})
-    abandon_s: float = field(default=300.0, metadata={
-        "help": "a playing room with no human connected this long ends as abandoned; a waiting room "
+    abandon_s: float = field(default=180.0, metadata={
+        "help": "a playing room whose humans have all been away this long ends as abandoned, scored as it "
+                "stands (its bots wait meanwhile, however many watch); a waiting room "
                 "whose people have all gone expires after it"})
     verify_deltas: bool = field(default=False, metadata={"help": "check every diff by applying it (testing)"})
     kernel_bound: bool = field(default=True, metadata={

@@ -545,6 +545,8 @@ export class Frame {
           : [
             p.bot || p.presence === "bot" ? h("span", { key: "bot", class: "bot-tag", "data-testid": `presence-${p.seat}`, "data-presence": "bot" },
               p.bot ? " ⚙ bot" : " ⚙ a bot plays until they return") : null,
+            !p.bot && stoodIn(view, p.seat) ? h("span", { key: "stood", class: "stood-in", "data-testid": `stood-in-${p.seat}` },
+              ` ⚙ ${stoodIn(view, p.seat)} move${stoodIn(view, p.seat) === 1 ? "" : "s"} made by a bot for them`) : null,
             p.presence && p.presence !== "bot" ? h(Presence, { key: "p", p, now: () => this.clock() }) : null,
           ],
         h("span", { class: "muted" }, ` seat ${p.seat}${p.seat === me ? " (you)" : ""}${active.has(p.seat) ? " — to play" : ""}`
@@ -614,6 +616,9 @@ export class Frame {
     let headline = winners.length === 0 ? "No winner."
       : winners.length === 1 ? `♛ ${names[0]} wins!` : `♛ Shared victory: ${names.join(" and ")}.`;
     if (!isSpectator && this.mode === "live") headline += winners.includes(seat) ? " You won." : " You did not win this time.";
+    // a win partly played by a bot for an absent player is not credited silently
+    const helped = winners.map((s) => [s, stoodIn(view, s)]).filter(([, n]) => n > 0);
+    for (const [s, n] of helped) headline += ` A bot made ${n} of ${seatName(view, s)}’s moves while they were away.`;
     return headline;
   }
 
@@ -773,9 +778,15 @@ function perSeatExtras(result) {
     && v.length === n && v.every((x) => typeof x === "number" || typeof x === "string"));
 }
 
+/** How many of a seat's moves a bot made while its player was away (`players[i].stood_in`). */
+function stoodIn(view, seat) {
+  const p = view && Array.isArray(view.players) ? view.players.find((x) => x && x.seat === seat) : null;
+  return p && Number.isInteger(p.stood_in) ? p.stood_in : 0;
+}
+
 function genericFigures(p) {
   return Object.entries(p || {})
-    .filter(([k, v]) => !["seat", "name", "bot", "colour", "symbol", "glyph", "presence", "grace_until"].includes(k) && v !== null && v !== undefined && typeof v !== "object")
+    .filter(([k, v]) => !["seat", "name", "bot", "colour", "symbol", "glyph", "presence", "grace_until", "stood_in"].includes(k) && v !== null && v !== undefined && typeof v !== "object")
     .map(([k, v]) => `${words(k)}: ${v}`);
 }
 

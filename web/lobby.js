@@ -249,6 +249,7 @@ function History({ games }) {
     pages.length ? h("ul", { class: "history" }, pages.map((g) => h("li", { key: g.room, "data-testid": "finished-game", "data-room": g.room },
       h("strong", {}, gameName(games, g.game)), " ",
       h("span", { class: "muted" }, `${(g.names || []).filter(Boolean).join(", ")} · ${when(g.finished)}`), " ",
+      g.result && g.result.abandoned ? h("span", { class: "abandoned", "data-testid": `abandoned-${g.room}` }, "abandoned: its players left ") : null,
       h("a", { class: "button", href: `#/replay/${encodeURIComponent(g.room)}`, "data-testid": `history-replay-${g.room}` }, "▶ Replay"))))
       : h("p", { class: "muted" }, next === undefined ? "…" : "None yet."),
     next ? h("button", { type: "button", "data-testid": "history-more", onclick: () => more(next) }, "Older games") : null);
@@ -483,7 +484,8 @@ function RoomList({ rooms, error, games, join }) {
       h("header", {},
         h("strong", {}, (game(r.game) && game(r.game).name) || words(r.game)),
         " ", h("span", { class: "room-id" }, `#${r.room}`),
-        " ", h("span", { class: "status" }, STATUS_WORDS[r.status] || r.status),
+        " ", h("span", { class: "status", "data-testid": `status-${r.room}` },
+          r.abandoned ? "■ abandoned: its players left" : STATUS_WORDS[r.status] || r.status),
         " ", h("span", { class: "taken" }, `${r.taken}/${r.seats} seated`),
         typeof r.watchers === "number" && r.status !== "finished"
           ? h("span", { class: "watchers muted", "data-testid": `watchers-${r.room}` }, ` · ◉ ${r.watchers} watching`) : null),

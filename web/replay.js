@@ -171,8 +171,10 @@ class Replay {
     const attrs = { class: "replay-caption", "data-testid": "replay-caption" };
     if (i === 0) return h("div", attrs, h("p", {}, "The start: the table before the first move."));
     const view = this.views[i];
-    const seat = this.steps[i - 1] ? this.steps[i - 1].seat : null;
-    const who = seat === null || seat === undefined ? "The hub" : seatName(view, seat);
+    const step = this.steps[i - 1] || {};
+    const seat = step.seat ?? null;
+    const who = seat === null ? "The hub"
+      : step.by === "stand_in" ? `A bot for ${seatName(view, seat)} (away)` : seatName(view, seat);
     const lines = newLogLines(this.views[i - 1], view);
     return h("div", attrs,
       h("p", {}, `Move ${i}, ${who}${lines.length ? ":" : "."}`),

@@ -149,8 +149,7 @@ class Store(abc.ABC):
             if room.status == FINISHED and not room.private and room.finished_at is not None:
                 finished = epoch_ms() - int((time.monotonic() - room.finished_at) * 1000)
                 if before_ms is None or finished < before_ms:
-                    games.append(dict(room.summary(), finished=finished,
-                                      result=room.game.result(room.state)))
+                    games.append(dict(room.summary(), finished=finished, result=room.meta()["result"]))
         games.sort(key=lambda g: -int(g["finished"]))
         page = games[:max(1, limit)]
         return {"games": page, "next": page[-1]["finished"] if len(games) > len(page) else None}

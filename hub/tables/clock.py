@@ -160,6 +160,9 @@ class Clock:
         if journal is not None and journal.busy:  # the room's last change is still being logged
             self._handle = room.rooms.loop_call_later(0.01, self._fire)
             return
+        if room.deserted():  # nobody is at the table: no move is made in their names (Room.deserted)
+            self._handle = room.rooms.loop_call_later(1.0, self._fire)
+            return
         now = time.monotonic()
         due = [s for s in sorted(self.running) if self._due(s) <= now + SLACK_S]
         for seat in due:

@@ -34,7 +34,7 @@ import msgpack
 
 from hub.logs import log
 from hub.tables.frames import Encoded
-from hub.tables.room import Room
+from hub.tables.room import STAND_IN, Room
 from hub.tables.seat import FINISHED, PLAYING, epoch_ms
 from rules import snapshot as plain
 from rules.registry import GAMES
@@ -107,6 +107,7 @@ def snapshot_of(room: Room, n: int, recent: list[list[Any]]) -> bytes:
                  "aud": {key: [aud.seq, aud.view] for key, aud in room.audiences.items()},
                  "log": [[seat, action] for seat, action in room.log],
                  "recent": recent, "ts": epoch_ms(), "abandoned": room.abandoned,
+                 "stood": sorted(room.stood_in),
                  "chat": list(room.chat.lines)})
 
 
@@ -169,6 +170,10 @@ def restore(house: House, rid: str, rec_b: bytes, snap_b: bytes, entries: list[t
         seat.name, seat.token_hash, seat.bot = name, th, bool(bot)
     room.status, room.deadline, room.actions = snap["status"], snap["deadline"], int(snap["actions"])
     room.log = [(seat, action) for seat, action in snap.get("log") or []]
+    for index in snap.get("stood") or []:
+        actor = room.log[index][0] if isinstance(index, int) and 0 <= index < len(room.log) else None
+        if actor is not None:
+            room.note_stood_in(index, actor)
     room.abandoned = bool(snap.get("abandoned"))
     for line in snap.get("chat") or []:
         room.chat.add(line)
@@ -236,6 +241,8 @@ def apply_entry(room: Room, e: dict[str, Any], views: dict[str, list[Any]], fres
             raise Corrupt(f"room {room.rid}: entry {e['n']} no longer applies: {err!r}") from err
         room.log.append((e.get("s"), e["a"]))
         room.actions += 1
+        if e.get("by") == STAND_IN and isinstance(e.get("s"), int):
+            room.note_stood_in(len(room.log) - 1, int(e["s"]))
     elif k == "join":
         seat = room.seats[int(e["s"])]
         seat.name, seat.token_hash = e["nm"], e["th"]

@@ -1,7 +1,8 @@
 """Replays of finished games, rebuilt from the seed and the action log: the engine is deterministic.
 
 A replay shows what a spectator saw, step by step: the first view, then one RFC 6902 patch per
-action. Spectators' views hold nothing hidden, so a replay reveals nothing a watcher did not see.
+action; a step a stand-in made for an absent player carries `by: "stand_in"`. Spectators' views
+hold nothing hidden, so a replay reveals nothing a watcher did not see.
 The chat lines the room kept come with it, each placed by `step`: the number of steps shown when it
 was said (a viewer at step k shows the lines whose step is at most k).
 """
@@ -10,15 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from hub.tables.audience import diff
-from hub.tables.room import Room
+from hub.tables.room import STAND_IN, Room
 
 
-def spectator_view(room: Room, state: Any) -> dict[str, Any]:
+def spectator_view(room: Room, state: Any, stood_in: list[int] | None = None) -> dict[str, Any]:
+    """What a spectator saw: the engine's view with the players' names, and how many of each seat's
+    moves a stand-in had made by then (as the live table showed it)."""
     view = room.game.view(state, None)
     for p in view.get("players") or []:
         if isinstance(p, dict) and isinstance(p.get("seat"), int) and 0 <= p["seat"] < len(room.seats):
             p["name"] = room.seats[p["seat"]].name
             p["bot"] = room.seats[p["seat"]].bot
+            if stood_in and stood_in[p["seat"]]:
+                p["stood_in"] = stood_in[p["seat"]]
     view["deadline"] = None
     return view
 
@@ -28,12 +33,17 @@ def build(room: Room) -> dict[str, Any]:
     first = prev = spectator_view(room, state)
     steps: list[dict[str, Any]] = []
     shown = [0]  # after i actions, how many steps a replay shows
-    for seat, action in room.log:
+    stood_in = [0] * len(room.seats)
+    for i, (seat, action) in enumerate(room.log):
         room.game.apply(state, seat, dict(action))
-        view = spectator_view(room, state)
+        by_stand_in = i in room.stood_in and seat is not None
+        if seat is not None and by_stand_in:
+            stood_in[seat] += 1
+        view = spectator_view(room, state, stood_in)
         ops = diff(prev, view)
         if ops:
-            steps.append({"seat": seat, "ops": ops})
+            # a move a bot made for an absent player says so (`by`), as the live table did
+            steps.append({"seat": seat, "ops": ops, **({"by": STAND_IN} if by_stand_in else {})})
         shown.append(len(steps))
         prev = view
     chat = [dict(line, step=shown[min(max(0, int(line.get("move") or 0)), len(shown) - 1)])

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from hub.tables.peer import Peer
     from hub.tables.table import House
 
+#: `by` of an action a stand-in made for an absent player (metrics, the log entry, the replay)
+STAND_IN = "stand_in"
+
 
 class Replier(Protocol):
     """Who hears how an action went: a connection, or (with Redis) the process that forwarded it."""
@@ -118,10 +121,14 @@ class Room:
         self.rng = random.Random(seed ^ 0x5EED)
         self.actions = 0
         self.log: list[tuple[int | None, dict[str, Any]]] = []  # every applied action, for replays
+        # the actions (places in `log`) a stand-in made for an absent player, and how many per seat:
+        # the table, the end screen and the replay say so rather than credit the absent with them
+        self.stood_in: set[int] = set()
+        self.stood_in_by_seat: list[int] = [0] * seats
         # timed contests, for games that declare them
         self.contests = ContestRunner(self) if declares_contests(game) else None
         self.journal: Journal | None = None  # None on the in-memory backend: changes go out at once
-        self.abandoned = False  # ended because no human was connected for --abandon-s
+        self.abandoned = False  # ended because every human seated was away for --abandon-s
         self.alone_since: float | None = None  # monotonic time since when no human is connected
         self.chat = ChatLog(self.settings.chat_history)  # the last lines said at the table
 
@@ -388,6 +395,8 @@ class Room:
             else:
                 self.log.append((seat, kept))
                 self.actions += 1
+                if by == STAND_IN and seat is not None:
+                    self.note_stood_in(len(self.log) - 1, seat)
                 self.metrics.actions.labels(self.game.id, by).inc()
                 self.refresh({"k": "act", "s": seat, "a": kept, "by": by, "aid": aid})
                 self.relay_events(events)
@@ -449,6 +458,8 @@ class Room:
                     s = self.seats[p["seat"]]
                     p["name"] = s.name
                     p["bot"] = s.bot
+                    if self.stood_in_by_seat[p["seat"]]:
+                        p["stood_in"] = self.stood_in_by_seat[p["seat"]]
                     if self.clock.banked:
                         p["bank_ms"] = self.clock.bank_ms[p["seat"]]
         if isinstance(players, list) and self.status != FINISHED:  # a finished table waits for no one
@@ -569,8 +580,21 @@ class Room:
     # ---- bots ----------------------------------------------------------------------------------
 
     def _plays_itself(self, seat: int) -> bool:
+        """A bot's seat, or a stand-in's, while someone is at the table: a table whose humans have
+        all gone waits for them (and ends as abandoned after --abandon-s) rather than being played
+        out by bots in their names."""
         s = self.seats[seat]
-        return s.bot or s.stand_in
+        return (s.bot or s.stand_in) and not self.deserted()
+
+    def deserted(self) -> bool:
+        """Humans are seated and none of them is here."""
+        humans = [s for s in self.seats if s.name is not None and not s.bot]
+        return bool(humans) and not any(s.here() for s in humans)
+
+    def note_stood_in(self, index: int, seat: int) -> None:
+        if index not in self.stood_in and 0 <= seat < len(self.stood_in_by_seat):
+            self.stood_in.add(index)
+            self.stood_in_by_seat[seat] += 1
 
     def _schedule_bots(self) -> None:
         delay = max(0, int(self.hub_options.get("bot_delay_ms", self.settings.bot_delay_ms))) / 1000
@@ -607,10 +631,11 @@ class Room:
             action = legal[0] if legal else None
         if action is None:
             return
-        if not self.submit(seat, action, by="bot"):
+        by = "bot" if self.seats[seat].bot else STAND_IN
+        if not self.submit(seat, action, by=by):
             legal = self.game.legal(self.state, seat)
             if legal:
-                self.submit(seat, self.rng.choice(legal), by="bot")
+                self.submit(seat, self.rng.choice(legal), by=by)
 
     # ---- lobby ---------------------------------------------------------------------------------
 
@@ -653,7 +678,9 @@ def summary_of(meta: dict[str, Any]) -> dict[str, Any]:
     return {"room": meta["room"], "game": meta["game"], "seats": meta["seats"],
             "taken": sum(1 for n in names if n is not None), "status": meta["status"], "names": names,
             "presence": meta.get("presence"), "watchers": meta.get("watchers", 0),
-            "joinable": meta["status"] == WAITING and not gone(meta) and None in names}
+            "joinable": meta["status"] == WAITING and not gone(meta) and None in names,
+            # ended because its humans had all gone (--abandon-s): the lobby says so, not "finished"
+            "abandoned": bool(isinstance(meta.get("result"), dict) and meta["result"].get("abandoned"))}
 
 
 def gone(meta: dict[str, Any], now_ms: int | None = None) -> bool:

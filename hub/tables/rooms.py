@@ -181,8 +181,17 @@ class Rooms:
             log(logger, logging.INFO, "room dropped", room=rid)
 
     def _look_after(self, room: Room, now: float) -> None:
-        """Rooms nobody is at: a playing one ends as abandoned, a waiting one expires. Someone watching
-        counts as someone there; a room of bots only plays to its end by itself."""
+        """Rooms nobody is at. A playing one whose humans have all been away for --abandon-s ends as
+        abandoned, scored as it stands (its bots and stand-ins wait meanwhile: Room.deserted), however
+        many watch; a waiting one expires, unless someone watches. A room of bots only plays to its
+        end by itself."""
+        if room.status == PLAYING and not all(s.bot for s in room.seats):
+            since = room.away_since(now)
+            room.alone_since = since
+            if (since is not None and now - since >= self.settings.abandon_s
+                    and getattr(room.journal, "busy", False) is False):
+                room.abandon()
+            return
         if (room.status == FINISHED or room.humans_here() or room.watchers() > 0
                 or all(s.bot for s in room.seats)):
             room.alone_since = None
@@ -191,9 +200,7 @@ class Rooms:
             room.alone_since = now
         if now - room.alone_since < self.settings.abandon_s:
             return
-        if room.status == PLAYING and getattr(room.journal, "busy", False) is False:
-            room.abandon()
-        elif room.status == WAITING and room.gone(now):
+        if room.status == WAITING and room.gone(now):
             self.drop(room.rid)
 
     # ---- time ----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Who is here, and tables nobody is at: every seat whose player is not connected is treated alike
-(never connected since joining, or left), a bot stands in after the grace, a playing room nobody is
-at ends as abandoned with its replay kept, and the lobby shows each seat's presence."""
+(never connected since joining, or left), a bot stands in after the grace while someone human is
+at the table, a playing room whose humans have all gone waits for them and ends as abandoned with
+its replay kept, and the lobby shows each seat's presence."""
 from __future__ import annotations
 
 import asyncio
@@ -82,8 +83,10 @@ async def test_creator_closes_the_tab_then_away_then_a_bot_plays(hub: HubProcess
     await friend.close()
 
 
-async def test_http_only_joiners_are_played_by_bots_then_abandoned_with_replay(hub: HubProcess) -> None:
-    rid = new_room(hub.url, GAME, 2, {"bot_delay_ms": 3000})
+async def test_http_only_joiners_are_waited_for_then_abandoned_with_replay(hub: HubProcess) -> None:
+    """Nobody human ever came: the stand-ins are named, but play nothing in their names, and the room
+    ends as abandoned after --abandon-s however many watch."""
+    rid = new_room(hub.url, GAME, 2, FAST)
     join(hub.url, rid, "a")
     join(hub.url, rid, "b")
     spec = await Client(hub.url, rid).open()
@@ -91,17 +94,61 @@ async def test_http_only_joiners_are_played_by_bots_then_abandoned_with_replay(h
     # with Redis, the owner learns the count from the process that relays the room a moment later
     wait_until(lambda: http(hub.url, "GET", f"/api/rooms/{rid}")[1]["watchers"] == 1, 5, "the spectator is counted")
     assert listed(hub, rid)["watchers"] == 1
-    await await_until(lambda: seat_presence(spec.view, 1) == "bot", 5, "bots stand in for them")
-    await spec.close()
+    await await_until(lambda: seat_presence(spec.view, 1) == "bot", 5, "stand-ins are named for them")
     info = wait_until(lambda: (i := http(hub.url, "GET", f"/api/rooms/{rid}")[1]).get("status") == "finished" and i,
-                      15, "a room nobody is at ends")
+                      15, "a room whose humans all stayed away ends, though someone watches")
     assert info["result"]["abandoned"] is True and info["result"]["winners"] == []
     assert len(info["result"]["scores"]) == 2
+    assert spec.view["log"] == (await Client(hub.url, rid).open()).view["log"]
+    assert not any(p.get("stood_in") for p in spec.view["players"]), "no move was made in their names"
+    await spec.close()
     late = await Client(hub.url, rid).open()
     assert late.view["abandoned"] is True and late.view["result"] == info["result"]
     await late.close()
     status, replay = http(hub.url, "GET", f"/api/rooms/{rid}/replay")
-    assert status == 200, replay
+    assert status == 200 and replay["steps"] == [], replay
+    listing = listed(hub, rid)
+    assert listing is None or listing["abandoned"] is True
+
+
+async def test_a_deserted_table_waits_for_its_players_and_marks_what_bots_did_for_them(hub: HubProcess) -> None:
+    """The issue's deserted game: one player left (a stand-in plays for them while the other is
+    here, each such move counted on their seat and marked in the replay), then the other left too:
+    nothing more is played in their names, even with a spectator, and the room ends as abandoned,
+    scored as it stands."""
+    rid = new_room(hub.url, GAME, 3, FAST, [2])
+    _, ta = join(hub.url, rid, "Ann", 0)
+    _, tb = join(hub.url, rid, "Ben", 1)
+    ann, ben = await Client(hub.url, rid, ta).open(), await Client(hub.url, rid, tb).open()
+    await ben.close()
+    deadline = time.monotonic() + 30
+    while not any(p.get("seat") == 1 and p.get("stood_in") for p in ann.view["players"]):
+        assert time.monotonic() < deadline, "no stand-in played for Ben while Ann was here"
+        assert ann.view["result"] is None, "the game ended before a stand-in played"
+        if ann.legal:
+            answer = await ann.act(ann.legal[0], seq=ann.seq)
+            assert answer["t"] == "ack" or answer["code"] in ("stale", "not_your_turn"), answer
+        else:
+            await asyncio.sleep(0.05)
+    spec = await Client(hub.url, rid).open()
+    await ann.close()
+    await await_until(lambda: seat_presence(spec.view, 0) in ("away", "bot"), 5, "Ann shows away")
+    log, active = list(spec.view["log"]), spec.view["active"]
+    await asyncio.sleep(1.5)  # past the grace: Ann's stand-in is named, but plays nothing, nor do the others
+    assert spec.view["log"] == log and spec.view["active"] == active, "a deserted table played on"
+    info = wait_until(lambda: (i := http(hub.url, "GET", f"/api/rooms/{rid}")[1]).get("status") == "finished" and i,
+                      15, "the deserted room ends")
+    assert info["result"]["abandoned"] is True
+    await asyncio.sleep(0.3)
+    ben_moves = next(p for p in spec.view["players"] if p["seat"] == 1)["stood_in"]
+    assert ben_moves >= 1
+    status, replay = http(hub.url, "GET", f"/api/rooms/{rid}/replay")
+    assert status == 200
+    marked = [st for st in replay["steps"] if st.get("by") == "stand_in"]
+    assert marked and all(st["seat"] == 1 for st in marked), marked
+    final = next(p for p in replay["final"]["players"] if p["seat"] == 1)
+    assert final["stood_in"] == ben_moves
+    await spec.close()
 
 
 def test_max_rooms_of_http_only_joiners_do_not_fill_the_hub() -> None:

@@ -95,7 +95,7 @@ def remembered(rid: str, got: dict[str, Any], name: str) -> str:
 def test_a_returning_player_finds_the_rematch_seat(browser: Any, hub: HubProcess) -> None:
     rid = kit.make_room(hub, "symbiose", 2, [], bot_delay_ms=0)
     seats = [kit.join(hub, rid, name, s) for s, name in enumerate(("Ann", "Bob"))]
-    kit.wait_finished(hub, rid, timeout=60)  # stand-ins played both seats to the end
+    kit.played_out(hub, rid, seats, timeout=60)  # both play to the end over their own sockets
     ann = kit.new_page(browser, seat=(rid, seats[0]), init=remembered(rid, seats[0], "Ann"))
     ann.page.goto(f"{hub.url}/#/room/{rid}")
     ann.page.get_by_test_id("play-again").click()

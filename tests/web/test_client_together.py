@@ -1,7 +1,8 @@
 """Playing together in a real Chromium: play again, the page that tells you the network is gone, and
-opt-in notices (a hub of its own: a short grace, so that bots finish a game of absent players)."""
+opt-in notices (a hub of its own: a short grace, so that stand-ins come quickly)."""
 from __future__ import annotations
 
+import random
 import re
 import time
 from collections.abc import Iterator
@@ -32,8 +33,7 @@ def browser(chromium_path: str, hub: HubProcess) -> Iterator[Any]:
 def test_play_again_seats_both_players_in_a_new_room(browser: Any, hub: HubProcess) -> None:
     rid = kit.make_room(hub, "symbiose", 2, [], bot_delay_ms=0)
     seats = [kit.join(hub, rid, name, s) for s, name in enumerate(("Ann", "Bob"))]
-    # nobody connects: after the grace bots stand in for both and finish the game
-    kit.wait_finished(hub, rid, timeout=60)
+    kit.played_out(hub, rid, seats, timeout=60)  # both play to the end over their own sockets
     pages = [kit.new_page(browser, seat=(rid, got)) for got in seats]
     watcher = kit.new_page(browser)
     for w in pages:
@@ -180,3 +180,35 @@ def test_an_outage_is_said_over_the_board_with_clocks_stopped_and_presence_unkno
     for w in (ann, bob):
         w.check()
         w.page.context.close()
+
+
+def test_moves_a_bot_made_for_an_absent_player_are_marked(browser: Any, hub: HubProcess) -> None:
+    """Ben joined and never came: while Ann plays, a stand-in plays his seat. The table counts those
+    moves on his seat, the end screen does not credit him silently, and the replay's captions say
+    which moves a bot made for him."""
+    rid = kit.make_room(hub, "symbiose", 2, [], bot_delay_ms=0)
+    ann = kit.join(hub, rid, "Ann", 0)
+    kit.join(hub, rid, "Ben", 1)
+    w = kit.new_page(browser, seat=(rid, ann))
+    page = w.page
+    page.goto(f"{hub.url}/#/room/{rid}")
+    rng = random.Random(3)
+    while kit.wait_for_turn(page, timeout=30_000):
+        kit.play_move(page, rng)
+    marked = page.get_by_test_id("stood-in-1")
+    expect(marked).to_contain_text("made by a bot for them")
+    count = kit.view_of(page)["players"][1]["stood_in"]
+    assert count >= 1
+    expect(marked).to_contain_text(f"{count} move")
+    result = kit.view_of(page)["result"]
+    if 1 in result["winners"]:
+        expect(page.get_by_test_id("result-headline")).to_contain_text(f"A bot made {count} of Ben’s moves")
+    else:
+        expect(page.get_by_test_id("result-headline")).not_to_contain_text("A bot made")
+    status, replay = kit.http(hub, "GET", f"/api/rooms/{rid}/replay")
+    assert status == 200
+    step = 1 + next(i for i, st in enumerate(replay["steps"]) if st.get("by") == "stand_in")
+    page.goto(f"{hub.url}/#/replay/{rid}/{step}")
+    expect(page.get_by_test_id("replay-caption")).to_contain_text(f"Move {step}, A bot for Ben (away)")
+    w.check()
+    page.context.close()
