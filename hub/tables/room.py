@@ -692,8 +692,9 @@ def gone(meta: dict[str, Any], now_ms: int | None = None) -> bool:
 
 
 def listable(meta: dict[str, Any]) -> bool:
-    """A waiting room whose people have all gone is not offered to newcomers."""
-    return not (meta["status"] == WAITING and gone(meta))
+    """A room whose people have all gone is not offered: a waiting one to newcomers, a playing one to
+    watchers (nothing is played there until someone comes back: Room.deserted)."""
+    return not (meta["status"] in (WAITING, PLAYING) and gone(meta))
 
 
 def info_of(meta: dict[str, Any]) -> dict[str, Any]:

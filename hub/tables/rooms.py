@@ -168,9 +168,9 @@ class Rooms:
         return self.rooms.get(rid) if isinstance(rid, str) else None
 
     def listing(self) -> list[dict[str, Any]]:
-        now = time.monotonic()  # a waiting room whose people have all gone is not offered
+        now = time.monotonic()  # a room whose people have all gone is not offered (room.listable)
         return [r.summary() for r in self.rooms.values()
-                if not r.private and not (r.status == WAITING and r.gone(now))]
+                if not r.private and not (r.status in (WAITING, PLAYING) and r.gone(now))]
 
     def drop(self, rid: str) -> None:
         room = self.rooms.pop(rid, None)
