@@ -43,6 +43,17 @@ def free_port() -> int:
 LIFTED = {"HUB_JOINS_PER_IP_PER_MIN": "0", "HUB_SEATS_PER_IP": "0", "HUB_PENDING_WS_PER_IP": "0"}
 
 
+def stop_process(proc: subprocess.Popen[bytes] | None, wait_s: float = 10) -> None:
+    """SIGTERM, then SIGKILL if it is still there after `wait_s` (as `docker stop` does)."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
 class HubProcess:
     """One `python -m hub serve` subprocess, stopped at the end of its fixture."""
 
@@ -97,13 +108,7 @@ class HubProcess:
         raise RuntimeError(f"hub did not come up; see {self.log_path}")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -7,7 +7,7 @@
 // the default and choices for a table of that size (Symbiose's modes): the form offers only those.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { h, render, api, toast, savedName, saveName, saveSeat, seatFor, words, withCode, copyText, roomLink, myGames, forgetGame, reclaimSeat } from "./ui.js";
+import { h, render, api, toast, savedName, saveName, nameOrAsk, saveSeat, seatFor, words, withCode, copyText, roomLink, myGames, forgetGame, reclaimSeat } from "./ui.js";
 
 const REFRESH_MS = 3000;
 const MAX_ROOMS = 30;
@@ -89,14 +89,8 @@ function Lobby() {
 
   // Everyone at the table sees it: asked for, never made up ("Player" for everyone said nothing).
   const myName = () => {
-    const n = name.trim();
-    if (!n) {
-      toast("Type your name first: it is how the others see you at the table.", "error");
-      const field = document.getElementById("player-name");
-      if (field) { field.scrollIntoView({ block: "center" }); field.focus(); }
-      return null;
-    }
-    saveName(n);
+    const n = nameOrAsk(document.getElementById("player-name")); // the field shows `name`
+    if (n) saveName(n);
     return n;
   };
 

@@ -81,7 +81,7 @@ import { Connection } from "./connection.js";
 import { Chat, CHAT_ERRORS } from "./chat.js";
 import { Frame, generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText } from "./frame.js";
 import { alertMe } from "./alerts.js";
-import { h, api, toast, words, seatName, seatFor, saveSeat, forgetSeat, reclaimSeat, savedName, saveName } from "./ui.js";
+import { h, api, toast, words, seatName, seatFor, saveSeat, forgetSeat, reclaimSeat, savedName, saveName, nameOrAsk } from "./ui.js";
 
 export { generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText };
 
@@ -401,13 +401,8 @@ class TableSession {
   }
 
   async sit(seat, name) {
-    const n = String(name || "").trim();
-    if (!n) {
-      toast("Type your name first: it is how the others see you at the table.", "error");
-      const field = document.querySelector("[data-testid=join-name]");
-      if (field) field.focus();
-      return;
-    }
+    const n = String(name || "").trim() || nameOrAsk(document.querySelector("[data-testid=join-name]"));
+    if (!n) return;
     saveName(n);
     try {
       const got = await api("POST", `/api/rooms/${encodeURIComponent(this.rid)}/join`, { name: n, seat });

@@ -173,6 +173,18 @@ export function forgetGame(rid) {
   try { localStorage.setItem(GAMES_KEY, JSON.stringify(myGames().filter((g) => g.rid !== rid))); } catch { /* ignore */ }
 }
 
+/**
+ * The name typed in `field` (an input), or null after asking for one: everyone at the table sees it,
+ * so it is never made up ("Player" for everyone who typed nothing).
+ */
+export function nameOrAsk(field) {
+  const n = String((field && field.value) || "").trim();
+  if (n) return n;
+  toast("Type your name first: it is how the others see you at the table.", "error");
+  if (field) { field.scrollIntoView({ block: "center" }); field.focus(); }
+  return null;
+}
+
 export function savedName() {
   try { return localStorage.getItem(NAME_KEY) || ""; } catch { return ""; }
 }

@@ -299,10 +299,10 @@ class Room:
     def away_since(self, now: float) -> float | None:
         """Since when (monotonic) every human seated is away: the last of them left, or joined over
         HTTP and never connected; None while someone is here or nobody is seated."""
-        humans = [s for s in self.seats if s.name is not None and not s.bot]
-        if not humans or any(s.here() for s in humans):
+        if not self.deserted():
             return None
-        return max((s.dropped_at for s in humans if s.dropped_at is not None), default=None)
+        return max((s.dropped_at for s in self.seats if s.name is not None and not s.bot and s.dropped_at is not None),
+                   default=None)
 
     def gone(self, now: float) -> bool:
         """Whether every human seated has been away longer than the grace: a waiting room like this
@@ -588,8 +588,7 @@ class Room:
 
     def deserted(self) -> bool:
         """Humans are seated and none of them is here."""
-        humans = [s for s in self.seats if s.name is not None and not s.bot]
-        return bool(humans) and not any(s.here() for s in humans)
+        return any(s.name is not None and not s.bot for s in self.seats) and not self.humans_here()
 
     def note_stood_in(self, index: int, seat: int) -> None:
         if index not in self.stood_in and 0 <= seat < len(self.stood_in_by_seat):

@@ -187,7 +187,6 @@ class Rooms:
         end by itself."""
         if room.status == PLAYING and not all(s.bot for s in room.seats):
             since = room.away_since(now)
-            room.alone_since = since
             if (since is not None and now - since >= self.settings.abandon_s
                     and getattr(room.journal, "busy", False) is False):
                 room.abandon()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, free_port, need
+from tests.conftest import ROOT, free_port, need, stop_process
 from tests.hub.test_tls import make_cert
 from tests.hub.wsclient import Client, http, join, new_room
 
@@ -111,13 +111,7 @@ class Container:
 
     def stop(self) -> None:
         """As `docker stop`: SIGTERM, then SIGKILL after ten seconds."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc)
 
 
 def build(image: Image, root: Path) -> tuple[Path, Path]:

@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, HubProcess, free_port, need
-from tests.hub.netdelay import DelayLine, available
+from tests.hub.netdelay import HUB_ADDR, DelayLine, available
 from tests.hub.test_kernel_bound import DELAYS_MS, Behaviour, Reach, Table, merged, off_by, run_campaign, shares
+from tests.hub.test_tls import make_cert
 from tests.hub.wsclient import http
 
 pytestmark = pytest.mark.serial  # shares of wins over real delays: nothing else may take the cores
@@ -33,14 +34,6 @@ CAMPAIGN_S = 90.0
 DEPLOY = ROOT / "docs" / "deploy"
 LIAR = Behaviour("liar", 300.0, True)  # pongs 300 ms late, its seen held back as long as it can
 HONEST = Behaviour()
-
-
-def make_cert(folder: Path) -> tuple[Path, Path]:
-    cert, key = folder / "fullchain.pem", folder / "privkey.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=hub",
-                    "-addext", "subjectAltName=IP:10.218.0.1"], check=True, capture_output=True, timeout=30)
-    return cert, key
 
 
 def tool(name: str) -> str | None:
@@ -123,7 +116,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for name in ("nginx", "haproxy", "openssl"):
         need(tool(name) is not None, f"{name} is not installed (.ci/run installs it)")
     folder = tmp_path_factory.mktemp("deploy")
-    cert, key = make_cert(folder)
+    cert, key = make_cert(folder, "hub", HUB_ADDR)
     line = DelayLine(DELAYS_MS)
     try:
         line.open()

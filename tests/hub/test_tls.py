@@ -20,12 +20,12 @@ from tests.conftest import HubProcess, free_port
 from tests.hub.wsclient import Client, http, join, new_room
 
 
-def make_cert(folder: Path, name: str) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1, as an ACME client's files would be laid out."""
+def make_cert(folder: Path, name: str, ip: str = "127.0.0.1") -> tuple[Path, Path]:
+    """A self-signed certificate named `name` for address `ip`: its chain and its key."""
     cert, key = folder / f"{name}.crt", folder / f"{name}.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                     "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={name}",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=30)
+                    "-addext", f"subjectAltName=IP:{ip}"], check=True, capture_output=True, timeout=30)
     return cert, key
 
 

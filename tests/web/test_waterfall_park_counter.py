@@ -63,22 +63,28 @@ class Partner:
         return None
 
 
-def test_a_counter_offer_and_a_decline_notice(browser: Any, hub: HubProcess) -> None:
+def at_the_table(browser: Any, hub: HubProcess, partner: Partner) -> tuple[Any, Any, str]:
+    """Ann's page (seat 0) at a new table, Bob (seat 1) played by `partner` over his own socket, a bot
+    at seat 2; Ann's discard sent as the page would: (page's watch, Bob's pacer, the room)."""
     rid = kit.make_room(hub, "waterfall_park", 3, [2], bot_delay_ms=200)
     me = kit.join(hub, rid, "Ann", 0)
     other = kit.join(hub, rid, "Bob", 1)
-    partner = Partner()
     pacer = kit.Pacer(hub, rid, other["token"], partner, every=0.2)
     pacer.start()
     w = kit.new_page(browser, seat=(rid, me))
     page = w.page
-    try:
-        page.goto(f"{hub.url}/#/room/{rid}")
-        expect(page.get_by_test_id("wpark")).to_be_visible()
-        # setting the scene: the discard, sent as the page would
-        page.wait_for_function("() => (window.hubDebug.connection.view || {}).legal?.length > 0", timeout=WAIT_MS)
-        page.evaluate("() => window.hubDebug.session.send(window.hubDebug.connection.view.legal[0])")
+    page.goto(f"{hub.url}/#/room/{rid}")
+    expect(page.get_by_test_id("wpark")).to_be_visible()
+    page.wait_for_function("() => (window.hubDebug.connection.view || {}).legal?.length > 0", timeout=WAIT_MS)
+    page.evaluate("() => window.hubDebug.session.send(window.hubDebug.connection.view.legal[0])")
+    return w, pacer, rid
 
+
+def test_a_counter_offer_and_a_decline_notice(browser: Any, hub: HubProcess) -> None:
+    partner = Partner()
+    w, pacer, _ = at_the_table(browser, hub, partner)
+    page = w.page
+    try:
         # Bob's offer arrives: answer it with a counter-offer
         page.wait_for_function("() => Object.values(window.hubDebug.connection.view.offers || {})"
                                ".some((o) => o.author === 1)", timeout=WAIT_MS)
@@ -172,18 +178,9 @@ def test_opted_in_alerts_are_remembered_and_a_new_offer_changes_the_title(browse
 def test_a_deal_done_is_confirmed_to_its_parties(browser: Any, hub: HubProcess) -> None:
     """Ann offers Bob a coin; Bob accepts; the offer leaves the list, and Ann is told the deal is done
     and what changed hands, at once, above the offers and as a notice."""
-    rid = kit.make_room(hub, "waterfall_park", 3, [2], bot_delay_ms=200)
-    me = kit.join(hub, rid, "Ann", 0)
-    other = kit.join(hub, rid, "Bob", 1)
-    pacer = kit.Pacer(hub, rid, other["token"], Partner(accepts=True), every=0.2)
-    pacer.start()
-    w = kit.new_page(browser, seat=(rid, me))
+    w, pacer, _ = at_the_table(browser, hub, Partner(accepts=True))
     page = w.page
     try:
-        page.goto(f"{hub.url}/#/room/{rid}")
-        expect(page.get_by_test_id("wpark")).to_be_visible()
-        page.wait_for_function("() => (window.hubDebug.connection.view || {}).legal?.length > 0", timeout=WAIT_MS)
-        page.evaluate("() => window.hubDebug.session.send(window.hubDebug.connection.view.legal[0])")
         page.wait_for_function("() => window.hubDebug.connection.view.phase === 'exchange'", timeout=WAIT_MS)
         gift = {"type": "offer", "transfers": [{"from": 0, "to": 1, "locations": [], "tiles": {}, "coins": 1}]}
         assert page.evaluate("(a) => window.hubDebug.session.send(a)", gift)

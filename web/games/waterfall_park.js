@@ -318,25 +318,24 @@ function draftProblem(view, me, transfers) {
 
 // ---- words --------------------------------------------------------------------------------------
 
-function transferWords(view, ctx, t, key) {
+/** What one transfer moves, item by item: "locations 3, 7", "2× Pool [Po]", "4 coins". */
+function transferItems(t, codes = true) {
   const items = [];
   if (t.locations && t.locations.length) items.push(`location${t.locations.length > 1 ? "s" : ""} ${t.locations.join(", ")}`);
-  for (const [name, n] of Object.entries(t.tiles || {})) if (n > 0) items.push(`${n}× ${name} [${code(name)}]`);
+  for (const [name, n] of Object.entries(t.tiles || {})) if (n > 0) items.push(codes ? `${n}× ${name} [${code(name)}]` : `${n}× ${name}`);
   if (t.coins) items.push(`${t.coins} coin${t.coins > 1 ? "s" : ""}`);
+  return items;
+}
+
+function transferWords(view, ctx, t, key) {
   return h("li", { key, class: "wp-transfer" }, person(view, ctx, t.from), " gives ",
-    person(view, ctx, t.to), ": ", items.join(" · ") || "nothing");
+    person(view, ctx, t.to), ": ", transferItems(t).join(" · ") || "nothing");
 }
 
 /** "you gave location 12 and 2 coins to Bob; you got 1× Pool from Bob": one deal, for one party. */
 function tradeWords(o, ctx) {
   const me = ctx.seat;
-  const items = (t) => {
-    const out = [];
-    if (Array.isArray(t.locations) && t.locations.length) out.push(`location${t.locations.length > 1 ? "s" : ""} ${t.locations.join(", ")}`);
-    for (const [name, n] of Object.entries(t.tiles || {})) if (n > 0) out.push(`${n}× ${name}`);
-    if (t.coins) out.push(`${t.coins} coin${t.coins > 1 ? "s" : ""}`);
-    return out.join(" and ");
-  };
+  const items = (t) => transferItems(t, false).join(" and ");
   const parts = [];
   for (const t of o.transfers || []) {
     if (t.from === me) parts.push(`you gave ${items(t)} to ${ctx.name(t.to)}`);
