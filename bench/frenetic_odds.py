@@ -20,9 +20,10 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-from rules import frenetic_village_cards as fc
+import rules.frenetic_village.components as fc
 from rules.engine import HUB
-from rules.frenetic_village import GAME, State
+from rules.frenetic_village import GAME
+from rules.frenetic_village.state import State
 from tests.rules.kit import step_once
 
 ARMY = [(r, v) for k, r, v in fc.CARDS if k == "army"]
@@ -51,7 +52,7 @@ CANDIDATES: dict[str, fc.Deck] = {
 @contextmanager
 def deck_in_use(deck: fc.Deck) -> Iterator[None]:
     """Play with another deck for a measurement: the engine and its bot read the card table from
-    rules.frenetic_village_cards at each call, so swapping it there is enough (a bench-only swap)."""
+    rules.frenetic_village.components at each call, so swapping it there is enough (a bench-only swap)."""
     saved = fc.CARDS, fc.VALUES, fc.STARTS
     fc.CARDS = fc.build(deck)
     assert len(fc.CARDS) == fc.DECK_SIZE, "a candidate deck has the rulebook's 62 cards"

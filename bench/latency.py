@@ -367,7 +367,7 @@ async def measure(servers: list[Server], ports: list[int], tables: int, seconds:
 
 
 def gc_walks(base: str) -> tuple[int, float, float]:
-    """The hub's collector walks of what was new (hub/gcpolicy.py): how many, their mean, and the
+    """The hub's collector walks of what was new (hub/run/gcpolicy.py): how many, their mean, and the
     upper bound of the bucket its longest fell in (ms), from /metrics."""
     text = metrics_text(base)
     count = total = 0.0
@@ -483,7 +483,7 @@ def rows_of(s: dict[str, Any], c: dict[str, Any] | None, q: dict[str, Any] | Non
          "all its work (deltas to four seats, pings, lobby) over the moves"),
         ("latency: conformance under load", s["conformance"][0], "PASS", s["conformance"][1]),
         ("latency: collector walks, mean / longest ms", f"{s['gc_walks'][1]:.2f} / <= {s['gc_walks'][2]:g}", "",
-         f"{s['gc_walks'][0]} walks of what was new, every 50 ms (hub/gcpolicy.py)"),
+         f"{s['gc_walks'][0]} walks of what was new, every 50 ms (hub/run/gcpolicy.py)"),
         ("latency: whole-heap walk ms", s["gc_whole_ms"], "",
          "once every --gc-full-every-s (3600 s), at this heap; not in the window above"),
     ]

@@ -3,7 +3,7 @@
     python -m bench.redis_shard [--rooms 4000] [--seconds 6] [--sample-seconds 6] [--no-aof] [--no-fan4]
 
 A room shared through Redis costs its shard one run of the COMMIT script per change (fencing check,
-XREVRANGE, XADD, three PEXPIREs, PUBLISH; hub/stores/redis/server.py), and the shard delivers each
+XREVRANGE, XADD, three PEXPIREs, PUBLISH; hub/stores/redis/scripts.py), and the shard delivers each
 published entry to every process relaying the room. This bench measures that, at the hub's own
 entry sizes, on a redis-server of its own.
 
@@ -65,8 +65,9 @@ from bench.common import (
     print_table,
     raise_nofile,
 )
+from hub.stores.redis.keys import Keys
 from hub.stores.redis.ownership import PRESENCE_S
-from hub.stores.redis.server import COMMIT, RENEW, Keys
+from hub.stores.redis.scripts import COMMIT, RENEW
 
 LOADERS = 2         # processes sending commits
 PER_CHANNEL = 2     # subscribers of each room channel (processes relaying the room); one process each

@@ -1,4 +1,4 @@
-"""Figures behind the Symbiose deck chosen in rules/symbiose.py (quoted in docs/symbiose.md).
+"""Figures behind the Symbiose deck chosen in rules/symbiose/components.py (quoted in docs/symbiose.md).
 
     python -m bench.symbiose [games]
 
@@ -14,7 +14,9 @@ import statistics
 import sys
 import time
 
-from rules.symbiose import DECK, GAME, State
+from rules.symbiose import GAME
+from rules.symbiose.components import DECK
+from rules.symbiose.state import State
 from tests.rules.kit import random_playout
 
 CONFIGS = [(2, "standard"), (3, "standard"), (4, "standard"), (2, "duel"), (4, "team")]

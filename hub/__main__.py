@@ -1,3 +1,3 @@
-from hub.cli import main
+from hub.run.cli import main
 
 raise SystemExit(main())

@@ -79,7 +79,7 @@ class Metrics:
         self.gap_heals = Counter("hub_gap_heals_total", "Times a relay re-read the log for entries it missed",
                                  registry=r)
         self.gc_pauses = Histogram(
-            "hub_gc_pause_seconds", "Collector walks the hub runs on its clock (hub/gcpolicy.py): of what is "
+            "hub_gc_pause_seconds", "Collector walks the hub runs on its clock (hub/run/gcpolicy.py): of what is "
             "new since the last walk, or of the whole heap", ["kind"],
             buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3, 1.0), registry=r)
 

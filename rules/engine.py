@@ -6,8 +6,8 @@ action that the hub applies, so the same seed and the same actions always give t
 That one property carries replays, fail-over from an action log, and reproducible bug reports.
 
 A game is an object with the methods of `Game`; `BaseGame` supplies the defaults that most
-games share. State objects are each game's own, but every one must survive `copy.deepcopy`
-and `pickle` (the hub snapshots rooms that way) and must keep its randomness in its own
+games share. State objects are each game's own, but every one must be plain data that `rules.snapshot`
+writes and reads back (the hub snapshots rooms that way) and must keep its randomness in its own
 `random.Random`, seeded by `setup`.
 """
 from __future__ import annotations
@@ -89,6 +89,9 @@ class Game(Protocol):
     min_players: int
     max_players: int
     options: Mapping[str, Option]
+    #: Kinds of engine events the hub relays as `event` frames to every connection of a room, in
+    #: every process: only kinds whose every field is public (docs/protocol.md).
+    relayed_events: frozenset[str]
 
     def setup(self, seats: int, seed: int, options: Mapping[str, Any]) -> Any: ...
     def active(self, state: Any) -> list[int]: ...
@@ -100,6 +103,7 @@ class Game(Protocol):
     def timeout_action(self, state: Any, seat: int) -> Action: ...
     def contest(self, state: Any) -> Contest | None: ...
     def bot_action(self, view: View, rng: random.Random) -> Action | None: ...
+    def bot_wants(self, view: View, info: Mapping[str, Any]) -> bool: ...
     def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]: ...
 
 
@@ -112,6 +116,7 @@ class BaseGame:
     min_players = 2
     max_players = 2
     options: Mapping[str, Option] = {}
+    relayed_events: frozenset[str] = frozenset()
 
     def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]:
         """Fill defaults and refuse unknown names or values outside their choices."""
@@ -166,6 +171,11 @@ class BaseGame:
         """A bot sees only its own seat's view, so it can never cheat; the default plays at random."""
         legal = view.get("legal") or []
         return rng.choice(legal) if legal else None
+
+    def bot_wants(self, view: View, info: Mapping[str, Any]) -> bool:
+        """Whether a bot seeing `view` tries for a contest the engine declared with `info`; by
+        default it tries for every one."""
+        return True
 
 
 class PublicViews(BaseGame):

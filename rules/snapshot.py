@@ -45,8 +45,23 @@ def name_of(cls: type) -> str:
 
 def state_types(game: Any) -> dict[str, type]:
     """The dataclasses a game's state may hold: every one defined in the game's own modules (its
-    module, or every module of its package), and nothing else."""
-    return dict(_types_of(type(game).__module__))
+    module, or every module of its package), and nothing else.
+
+    Each is also listed as `~rules.<game>.<class name>` when no other class of the game has that
+    name, so a snapshot stored before a class moved to another module of its game still loads."""
+    types = dict(_types_of(type(game).__module__))
+    by_name: dict[str, list[type]] = {}
+    for name, cls in types.items():
+        by_name.setdefault(_moved(name), []).append(cls)
+    types.update({key: found[0] for key, found in by_name.items() if len(found) == 1})
+    return types
+
+
+def _moved(name: str) -> str:
+    """The key a class is found by in any module of its game: `rules.symbiose.state.State` and
+    `rules.symbiose.State` are both `~rules.symbiose.State`."""
+    parts = name.split(".")
+    return "~" + ".".join([*parts[:2], parts[-1]])
 
 
 @functools.cache
@@ -157,7 +172,7 @@ def _load(data: Any, types: Mapping[str, type]) -> Any:
         rng.setstate((version, tuple(internal), gauss))
         return rng
     if tag == "C":
-        cls = types.get(rest[0]) if isinstance(rest[0], str) else None
+        cls = (types.get(rest[0]) or types.get(_moved(rest[0]))) if isinstance(rest[0], str) else None
         if cls is None:
             raise SnapshotError(f"{str(rest[0])[:80]!r} is not a type of this game's state")
         pairs = rest[1:]

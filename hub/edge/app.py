@@ -17,15 +17,16 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from hub.edge import lobby
+from hub.edge.admission import Admission
 from hub.edge.connection import Endpoint
 from hub.edge.direct import KeepSend
 from hub.edge.gate import Gate
 from hub.edge.guard import Guard
 from hub.edge.proxies import TrustedProxies
 from hub.edge.tls import Certificates, Redirect
-from hub.fds import budget, fitted, soft_limit
-from hub.gcpolicy import GcPolicy
 from hub.metrics import Metrics
+from hub.run.fds import budget, fitted, soft_limit
+from hub.run.gcpolicy import GcPolicy
 from hub.settings import Settings
 from hub.stores import make_store
 
@@ -33,7 +34,7 @@ WEB = Path(__file__).resolve().parents[2] / "web"
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
-    # the connection limits derived from, or brought under, the open-file limit (hub/fds.py)
+    # the connection limits derived from, or brought under, the open-file limit (hub/run/fds.py)
     settings = fitted(settings or Settings.from_env())
     metrics = Metrics()
     gate = Gate(settings, budget(soft_limit()).spare, metrics)
@@ -120,9 +121,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     proxies = Middleware(TrustedProxies, trusted=settings.trusted_proxies, metrics=metrics)
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[proxies, Middleware(KeepSend), guard])
     app.state.settings = settings
-    app.state.tls = certs  # the context the server listens with (hub/cli.py)
-    app.state.gate = gate  # counts connections where the server runs the gate's protocols (hub/cli.py)
+    app.state.tls = certs  # the context the server listens with (hub/run/cli.py)
+    app.state.gate = gate  # counts connections where the server runs the gate's protocols (hub/run/cli.py)
     app.state.seat_quota = store.seat_quota(settings.joins_per_ip_per_min, settings.seats_per_ip)
     app.state.store = store
+    app.state.admission = Admission(settings)  # WebSockets per address (hub/edge/admission.py)
     app.state.metrics = metrics
     return app

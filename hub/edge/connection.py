@@ -15,27 +15,39 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import itertools
 import logging
 import random
-import socket
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from hub.edge import tcpinfo
-from hub.edge.codec import CODECS, BadFrame, Codec, decode, encode
+from hub.edge.admission import Admission
+from hub.edge.codec import Codec, encode
 from hub.edge.direct import SCOPE_KEY, direct_writer, release_handshake
-from hub.edge.lobby import clean_name
-from hub.edge.proxies import SCOPE_PROXIED, SCOPE_RTT
+from hub.edge.protocol import (
+    CLOSE_BAD_HELLO,
+    CLOSE_NO_ROOM,
+    CLOSE_TOO_LARGE,
+    CLOSE_TOO_SLOW,
+    CLOSE_TRY_LATER,
+    CLOSE_UNKNOWN_TOKEN,
+    Bucket,
+    Hello,
+    Refused,
+    handle,
+    is_int,
+    pick_codec,
+    read_hello,
+)
+from hub.edge.sockets import bound_send_buffer, client_socket, proxy_rtt
 from hub.logs import log
 from hub.tables.arbitration import KernelRtt, Params, RoundTrips
-from hub.tables.chat import ChatRefused, clean_text
 from hub.tables.frames import Encoded
 from hub.tables.seat import RoomError, epoch_ms
 
@@ -43,23 +55,6 @@ if TYPE_CHECKING:
     from hub.stores.base import Store, Target
 
 logger = logging.getLogger("hub.edge.connection")
-
-CLOSE_BAD_HELLO, CLOSE_UNKNOWN_TOKEN, CLOSE_NO_ROOM, CLOSE_TOO_SLOW, CLOSE_TAKEN_OVER = 4000, 4001, 4004, 4008, 4009
-CLOSE_TOO_LARGE = 1009
-CLOSE_TRY_LATER = 1013
-INT_MAX = 2**53
-
-
-def is_int(v: Any) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool) and -INT_MAX <= v <= INT_MAX
-
-
-def pick_codec(offered: list[str]) -> tuple[Codec, str | None]:
-    for name in offered:
-        if name in CODECS:
-            return name, name
-    return "msgpack", None
-
 
 _SERIALS = itertools.count(1)
 #: One for every connection (frozen): a copy of the defaults per connection was 0.2 KiB.
@@ -69,12 +64,13 @@ ROUND_TRIP_PARAMS = Params()
 class Connection:
     # slots: a broadcast reads a few of these on every connection in a row, and at thousands of
     # connections an instance dictionary is one more cache miss per delivery
-    __slots__ = ("store", "settings", "metrics", "ws", "codec", "ip", "room", "seat", "queue",
-                 "_closing", "_writer", "last_in", "_tokens", "_refill_at", "_ping_id", "_last_ping",
-                 "_round_trips", "_direct", "_backlog", "serial", "_tcp", "_chat_tokens", "_chat_at", "pending")
+    __slots__ = ("store", "admission", "settings", "metrics", "ws", "codec", "ip", "room", "seat", "queue",
+                 "_closing", "_writer", "last_in", "frames", "_ping_id", "_last_ping",
+                 "_round_trips", "_direct", "_backlog", "serial", "_tcp", "chat", "pending")
 
-    def __init__(self, store: Store, ws: WebSocket, codec: Codec, ip: str) -> None:
+    def __init__(self, store: Store, ws: WebSocket, codec: Codec, ip: str, admission: Admission) -> None:
         self.store = store
+        self.admission = admission
         self.settings = store.settings
         self.metrics = store.metrics
         # never reused in this process, as `id(self)` is once the object is freed: a seat's holder is
@@ -90,10 +86,9 @@ class Connection:
         self._closing: tuple[int, str] | None = None
         self._writer: asyncio.Task[None] | None = None
         self.last_in = time.monotonic()
-        self._tokens = float(self.settings.frame_burst)
-        self._refill_at = time.monotonic()
-        self._chat_tokens = float(self.settings.chat_burst)  # chat lines, a bucket of their own
-        self._chat_at = time.monotonic()
+        self.frames = Bucket(self.settings.frames_per_s, self.settings.frame_burst, self.last_in)
+        # chat lines, a bucket of their own
+        self.chat = Bucket(self.settings.chat_per_min / 60, self.settings.chat_burst, self.last_in)
         self._ping_id = 0
         # a random phase: connections that came together (a hub restart, a tournament's start) would
         # otherwise all be pinged, and all answer, in the same tick; 2,000 at once stalled a loaded
@@ -239,7 +234,7 @@ class Connection:
             # only whether: the hello frame itself is not kept for the connection's life
             said = await self._hello() is not None
             self.pending = False
-            self.store.rooms.said_hello(self.ip)
+            self.admission.said_hello(self.ip)
             if said:
                 role = "seat" if self.seat is not None else "spectator"
                 self.metrics.connections.labels("pending").dec()
@@ -300,7 +295,7 @@ class Connection:
             return None
         return data
 
-    async def _hello(self) -> dict[str, Any] | None:
+    async def _hello(self) -> Hello | None:
         try:
             data = await self._receive(self.settings.hello_timeout_s)
         except TimeoutError:
@@ -309,19 +304,12 @@ class Connection:
         if data is None:
             return None
         try:
-            frame = decode(data, self.codec)
-        except BadFrame:
-            self.close(CLOSE_BAD_HELLO, "the first frame must be a hello")
-            return None
-        if not isinstance(frame, dict) or frame.get("t") != "hello" or not isinstance(frame.get("room"), str):
-            self.close(CLOSE_BAD_HELLO, "the first frame must be {t: hello, room: ...}")
-            return None
-        token, resume = frame.get("token"), frame.get("resume")
-        if (token is not None and not isinstance(token, str)) or (resume is not None and not is_int(resume)):
-            self.close(CLOSE_BAD_HELLO, "token must be a string and resume an integer")
+            hello = read_hello(data, self.codec)
+        except Refused as e:
+            self.close(e.code, e.reason)
             return None
         try:
-            room = await self.store.enter(frame["room"])
+            room = await self.store.enter(hello.room)
         except RoomError:
             self.close(CLOSE_TRY_LATER, "the room store does not answer; try again shortly")
             return None
@@ -329,123 +317,21 @@ class Connection:
             self.close(CLOSE_NO_ROOM, "no such room")
             return None
         seat = None
-        if token is not None:
-            seat = await room.authenticate(token)
+        if hello.token is not None:
+            seat = await room.authenticate(hello.token)
             if seat is None:
                 self.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
                 return None
         self.room, self.seat = room, seat
-        chat_after = frame.get("chat")  # the last chat line the client holds (an addition)
-        room.attach(self, seat, resume, chat_after if is_int(chat_after) else None)
+        room.attach(self, seat, hello.resume, hello.chat_after)
         self.ping()  # a first round trip at once, so contests can judge this connection soon
-        log(logger, logging.DEBUG, "hello", room=room.rid, seat=seat, resume=resume)
-        return frame
+        log(logger, logging.DEBUG, "hello", room=room.rid, seat=seat, resume=hello.resume)
+        return hello
 
     def _handle(self, data: bytes | str) -> None:
-        """One received frame: counted against the rate, decoded and dispatched."""
-        if not self._allow():
-            return
-        try:
-            frame = decode(data, self.codec)
-        except BadFrame as e:
-            self.refuse(None, "bad_frame", str(e))
-            return
-        self._dispatch(frame)
-
-    def _allow(self) -> bool:
-        """A token bucket: past the burst a frame is refused; far past it the connection is closed."""
-        now = time.monotonic()
-        rate, burst = self.settings.frames_per_s, self.settings.frame_burst
-        self._tokens = min(float(burst), self._tokens + (now - self._refill_at) * rate)
-        self._refill_at = now
-        self._tokens -= 1
-        if self._tokens >= 0:
-            return True
-        if self._tokens < -burst:
-            self.close(CLOSE_TOO_SLOW, "too many frames")
-        else:
-            self.refuse(None, "rate_limited", "too many frames; slow down")
-        return False
-
-    def _dispatch(self, frame: Any) -> None:
-        if not isinstance(frame, dict) or not isinstance(frame.get("t"), str):
-            self.refuse(None, "bad_message", "a frame is a map with a string 't'")
-            return
-        t = frame["t"]
-        fid = frame.get("id")
         room = self.room
         assert room is not None
-        if t == "act":
-            if not is_int(fid):
-                self.refuse(None, "bad_message", "act needs an integer id")
-                return
-            action, seq = frame.get("action"), frame.get("seq")
-            if not isinstance(action, dict) or (seq is not None and not is_int(seq)):
-                self.refuse(fid, "bad_message", "act needs an action map and an optional integer seq")
-                return
-            if self.seat is None:
-                self.refuse(fid, "unauthorized", "spectators cannot act")
-                return
-            if room.contests is not None and action.get("type") == "grab":
-                room.contests.grab(self, fid, action)
-                return
-            room.submit(self.seat, action, conn=self, act_id=fid, seq=seq)
-        elif t == "say":
-            self._say(fid, frame)
-        elif t == "ping":
-            if not is_int(fid):
-                self.refuse(None, "bad_message", "ping needs an integer id")
-                return
-            self.in_turn(lambda: self.send_frame({"t": "pong", "id": fid, "s": epoch_ms()}))
-        elif t == "pong":
-            if isinstance(fid, int):
-                self.pong(fid)
-        elif t == "seen":
-            if room.contests is not None:
-                room.contests.seen(self, fid)
-        elif t == "hello":
-            self.refuse(None, "bad_message", "hello was already said")
-        else:
-            self.refuse(fid if is_int(fid) else None, "bad_message", f"unknown frame type {t[:40]!r}")
-
-    def _say(self, fid: Any, frame: dict[str, Any]) -> None:
-        """A chat line (docs/protocol.md): checked here, where the socket is, so a refused line goes
-        no further; then said at the table, acked once every connection was sent it."""
-        if not is_int(fid):
-            self.refuse(None, "bad_message", "say needs an integer id")
-            return
-        text, name = frame.get("text"), frame.get("name")
-        if not isinstance(text, str) or (name is not None and not isinstance(name, str)):
-            self.refuse(fid, "bad_message", "say needs a string text and an optional string name")
-            return
-        try:
-            text = clean_text(text, self.settings.chat_max_chars)
-            # a seat speaks under its seat's name; a spectator may give one (the lobby's rules)
-            spoken = clean_name(name, self.settings.name_max) if self.seat is None and name is not None else None
-        except ChatRefused as e:
-            self.refuse(fid, e.code, e.message)
-            return
-        except RoomError as e:
-            self.refuse(fid, e.code, e.message)
-            return
-        if not self._chat_allow():
-            self.refuse(fid, "rate_limited", "too many chat lines; wait a moment")
-            return
-        room = self.room
-        assert room is not None
-        room.say(self.seat, spoken, text, conn=self, say_id=fid)
-
-    def _chat_allow(self) -> bool:
-        """Chat lines per connection: a token bucket of `--chat-burst` lines, refilled at
-        `--chat-per-min`; a line past it is refused and not said."""
-        now = time.monotonic()
-        rate = self.settings.chat_per_min / 60
-        self._chat_tokens = min(float(self.settings.chat_burst), self._chat_tokens + (now - self._chat_at) * rate)
-        self._chat_at = now
-        if self._chat_tokens < 1:
-            return False
-        self._chat_tokens -= 1
-        return True
+        handle(self, room, data, self.codec, time.monotonic())
 
     # ---- round trips and liveness --------------------------------------------------------------
 
@@ -478,53 +364,6 @@ class Connection:
             self.ping()
 
 
-def proxy_rtt(ws: WebSocket) -> KernelRtt | None:
-    """What a trusted proxy's kernel measured of the client's own connection (`X-Client-RTT`): its
-    smoothed round trip as the handshake passed, taken as the lowest too (the proxy sends one value)."""
-    rtt = ws.scope.get(SCOPE_RTT)
-    if not isinstance(rtt, float):
-        return None
-    return KernelRtt(rtt, 0.0, rtt)
-
-
-def client_socket(ws: WebSocket) -> tcpinfo.Sock | None:
-    """The TCP socket of the client itself, or None where the hub cannot see it: a trusted proxy
-    or a loopback peer (a proxy or a tunnel on this host) terminated the client's connection, and its
-    kernel's round trip would be that of the last hop, not the client's. Forwarding headers from
-    anyone else are ignored (hub/edge/proxies.py): the connection is the sender's own, and bound by it."""
-    if ws.scope.get(SCOPE_PROXIED):
-        return None
-    peer = ws.scope.get("client") or ("", 0)
-    try:
-        addr = ipaddress.ip_address(str(peer[0]))
-        mapped = addr.ipv4_mapped if isinstance(addr, ipaddress.IPv6Address) else None
-        if addr.is_loopback or (mapped is not None and mapped.is_loopback):
-            return None
-    except ValueError:
-        return None  # a Unix socket or no address: not the client's TCP connection
-    protocol = getattr(ws.scope.get(SCOPE_KEY), "__self__", None)
-    transport = getattr(protocol, "transport", None)
-    sock: Any = transport.get_extra_info("socket") if transport is not None else None
-    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.type != socket.SOCK_STREAM:
-        return None
-    found: tcpinfo.Sock = sock
-    return found
-
-
-def bound_send_buffer(ws: WebSocket, size: int) -> None:
-    """Fix the socket's kernel send buffer. Left to itself, the kernel grows a connection's buffer to
-    megabytes (on loopback, whose segments are 64 KiB, at once): a reader that stops reading would hold
-    that much of the machine's memory, and take that many frames, before the send queue noticed it
-    (4008). A table's bursts are kilobytes, so a fixed 256 KiB costs a reader nothing."""
-    protocol = getattr(ws.scope.get(SCOPE_KEY), "__self__", None)
-    transport = getattr(protocol, "transport", None)
-    sock: Any = transport.get_extra_info("socket") if transport is not None else None
-    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
-        return
-    with contextlib.suppress(OSError):
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
-
-
 class Endpoint:
     """`/ws` as a plain ASGI app: no per-call wrapper of a function endpoint around a long-lived socket,
     and no frame of its own either (it returns the endpoint's coroutine for the router to await):
@@ -538,26 +377,27 @@ async def endpoint(ws: WebSocket) -> None:
     store: Store = ws.app.state.store
     codec, chosen = pick_codec(list(ws.scope.get("subprotocols") or []))
     ip = (ws.client.host if ws.client else "") or ""
-    rooms = store.rooms
-    if not rooms.admit(ip):
+    admission: Admission = ws.app.state.admission
+    metrics = store.metrics
+    if not admission.admit(ip):
         # accepted, then closed, so that the client sees a close code rather than a refused handshake
         await ws.accept(subprotocol=chosen)
-        rooms.metrics.closes.labels(str(CLOSE_TOO_SLOW)).inc()
+        metrics.closes.labels(str(CLOSE_TOO_SLOW)).inc()
         await ws.close(CLOSE_TOO_SLOW, "too many connections from this address")
         return
-    if not rooms.admit_pending(ip):
-        rooms.release(ip)
+    if not admission.admit_pending(ip):
+        admission.release(ip)
         await ws.accept(subprotocol=chosen)
-        rooms.metrics.closes.labels(str(CLOSE_TOO_SLOW)).inc()
+        metrics.closes.labels(str(CLOSE_TOO_SLOW)).inc()
         await ws.close(CLOSE_TOO_SLOW, "too many connections from this address waiting to say hello")
         return
     conn: Connection | None = None
     try:
         await ws.accept(subprotocol=chosen)
         release_handshake(ws.scope.get(SCOPE_KEY))
-        conn = Connection(store, ws, codec, ip)
+        conn = Connection(store, ws, codec, ip, admission)
         await conn.run()
     finally:
         if conn is None or conn.pending:
-            rooms.said_hello(ip)  # or never will
-        rooms.release(ip)
+            admission.said_hello(ip)  # or never will
+        admission.release(ip)

@@ -7,7 +7,7 @@ HTTP protocol class (`protocols`), below the app, since an idle socket never rea
 - a connection must send a whole request head within `--http-timeout-s` of opening, and again of
   each answer, or it is closed;
 - open connections are counted: HTTP ones (not yet a WebSocket) per address up to
-  `--http-conns-per-ip`, all of them up to `--max-conns` (below the open-file limit: hub/fds.py);
+  `--http-conns-per-ip`, all of them up to `--max-conns` (below the open-file limit: hub/run/fds.py);
 - a connection over a limit is not dropped blind: a few of them (`spare`) may stay a moment to
   ask for `/healthz`, `/readyz` or `/metrics`, and any other request gets a clear refusal
   (hub/edge/guard.py: 429 `too_many_connections`, 503 `busy`, or a WebSocket close). When the

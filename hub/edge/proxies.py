@@ -10,7 +10,7 @@ proxy's kernel round trip of the client's own TCP connection, in microseconds: n
 (hub.edge.connection). From any other sender these headers change nothing and are counted, so an
 operator who forgot the setting sees it in `/metrics` (`hub_proxy_headers_total`).
 
-uvicorn's own proxy middleware is turned off (hub/cli.py): it trusts 127.0.0.1 unless told, and as a
+uvicorn's own proxy middleware is turned off (hub/run/cli.py): it trusts 127.0.0.1 unless told, and as a
 coroutine it held a frame for every WebSocket's whole life; this layer returns the app's coroutine
 instead of awaiting it, as `KeepSend` does (hub/edge/direct.py).
 """
@@ -100,7 +100,7 @@ class TrustedProxies:
                 self.metrics.proxy_headers.labels("untrusted").inc()
             return self.app(scope, receive, send)
         # from a trusted proxy, with or without headers: the TCP connection is the proxy's, never the
-        # client's, so this process's kernel must not bound it (hub.edge.connection.client_socket)
+        # client's, so this process's kernel must not bound it (hub.edge.sockets.client_socket)
         scope[SCOPE_PROXIED] = True
         chain = b",".join(value for name, value in headers if name == b"x-forwarded-for")
         if chain:

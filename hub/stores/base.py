@@ -66,11 +66,21 @@ def finished_of(room: Any) -> Finished:
                     [s.token_hash for s in room.seats])
 
 
+class Grabs(Protocol):
+    """A room's timed contests as a connection reaches them: the process's own (hub/tables/contests.py)
+    or a relay's (hub/stores/redis/edge_contests.py)."""
+
+    def grab(self, conn: Peer, act_id: int, action: dict[str, Any]) -> None: ...
+    def seen(self, conn: Peer, nonce: Any) -> None: ...
+
+
 class Target(Protocol):
     """What a connection talks to once its hello named a room: the room itself, or a relay of it."""
 
     rid: str
-    contests: Any
+
+    @property
+    def contests(self) -> Grabs | None: ...
 
     async def authenticate(self, token: str) -> int | None: ...
     def attach(self, conn: Peer, seat: int | None, resume: int | None, chat_after: int | None = None) -> None:

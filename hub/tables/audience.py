@@ -116,7 +116,7 @@ class Audience:
 
     def release(self) -> None:
         """Let go of the view and the deltas once the room is closed. A room sits in reference cycles
-        (its clock, its contests), which only the collector's whole walk reclaims (hub/gcpolicy.py);
+        (its clock, its contests), which only the collector's whole walk reclaims (hub/run/gcpolicy.py);
         without this its views and history, most of its memory, would wait with it."""
         self.view = None
         self._welcome = None

@@ -18,9 +18,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from hub.tables.frames import Encoded
+from hub.tables.seat import epoch_ms
 
 if TYPE_CHECKING:
     from hub.tables.audience import Audience
+    from hub.tables.journal import Replier
+    from hub.tables.table import Table
 
 #: A spectator who gives no name (spectators join no seat, so the hub knows none).
 SPECTATOR = "spectator"
@@ -120,3 +123,24 @@ class ChatLog:
         if not lines:
             return None
         return {"t": "event", "kind": "chat_history", "lines": lines}
+
+
+def say(room: Table, seat: int | None, name: str | None, text: str, conn: Replier | None = None,
+        say_id: int | None = None, aid: str | None = None) -> bool:
+    """A line said at the table, already checked (`clean_text`). It changes no view; with a journal
+    it is logged like any change, and goes out once it is in the log."""
+    if seat is not None and not 0 <= seat < len(room.seats):
+        if conn is not None:
+            conn.error(say_id, "unauthorized", "no such seat")
+        return False
+    speaker = (room.seats[seat].name if seat is not None else name) or SPECTATOR
+    apart = seat is None and room.hub_options.get("spectator_chat") == TO_SPECTATORS
+    line = room.chat.new(seat, speaker, text, TO_SPECTATORS if apart else TO_ALL, room.actions, epoch_ms())
+    room.metrics.chat_lines.inc()
+    if room.journal is not None:
+        room.journal.record({"k": "chat", "ln": line, "aid": aid}, [])
+        return True
+    deliver(room.audiences.values(), line)
+    if conn is not None and say_id is not None:
+        conn.send_frame({"t": "ack", "id": say_id})
+    return True

@@ -160,7 +160,7 @@ class Clock:
         if journal is not None and journal.busy:  # the room's last change is still being logged
             self._handle = room.rooms.loop_call_later(0.01, self._fire)
             return
-        if room.deserted():  # nobody is at the table: no move is made in their names (Room.deserted)
+        if room.people.deserted():  # nobody is at the table: no move is made in their names (People.deserted)
             self._handle = room.rooms.loop_call_later(1.0, self._fire)
             return
         now = time.monotonic()

@@ -14,7 +14,7 @@ import math
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,25 @@ class Offer:
     nonce: str
     stamp: arb.Stamp = field(default_factory=arb.Stamp)
     tried: bool = False
+
+
+def offer_to(conn: Peer, seat: int, cid: str, kind: str, commit: str,
+             info: Mapping[str, Any]) -> tuple[Offer, dict[str, Any]]:
+    """A seat's own offer of a contest, under a nonce of its own, and the `contest` frame that tells
+    the seat of it (PROTOCOL.md): one builder for the process that runs the contest and for a relay's."""
+    nonce = secrets.token_urlsafe(12)
+    frame = {"t": "contest", "id": nonce, "contest": cid, "kind": kind, "commit": commit, **dict(info)}
+    return Offer(conn, seat, nonce), frame
+
+
+def stamp_written(offer: Offer, at: float) -> bool:
+    """The moment the offer's frame was written to the seat's socket, and the round trip then
+    measured; True only the first time (a frame is written once)."""
+    if offer.stamp.t0 is not None:
+        return False
+    offer.stamp.t0 = at
+    offer.stamp.cap = offer.conn.round_trips.cap()
+    return True
 
 
 def grab_refusal(offer: Offer | None, conn: Peer, tried: bool) -> str | None:
@@ -83,6 +102,30 @@ class Closed:
         if got is None or got[0] is not conn:
             return None
         return max(0.0, at - got[1])
+
+
+def refused_grab(offer: Offer | None, conn: Peer, tried: bool, closed: Closed, nonce: Any, at: float,
+                 act_id: int) -> bool:
+    """Answer a grab that cannot count, saying how late it came where it came after the close, and
+    whether it was refused: one answer for the process that runs the contest and for a relay's."""
+    refusal = grab_refusal(offer, conn, tried)
+    if refusal is None:
+        return False
+    late = closed.late_by(conn, nonce, at) if offer is None else None
+    if late is not None:
+        too_late(conn, act_id, late)
+    else:
+        conn.error(act_id, "illegal", refusal)
+    return True
+
+
+def judge_grab(offer: Offer, conn: Peer, at: float, params: arb.Params, stats: arb.ReactionStats) -> arb.Judgement:
+    """A grab that counts, judged on its connection's round trips: the offer is tried from now on."""
+    offer.tried = True
+    offer.stamp.grab = at
+    judgement = arb.judge(offer.stamp, conn.round_trips, params, stats, conn.kernel_rtt())
+    conn.round_trips.claimed(judgement.excess)
+    return judgement
 
 
 def too_late(conn: Peer, act_id: Any, late_by_ms: float) -> None:
@@ -168,18 +211,14 @@ class ContestRunner:
     def _offer(self, conn: Peer, seat: int) -> None:
         op = self.open
         assert op is not None
-        nonce = secrets.token_urlsafe(12)
-        offer = Offer(conn, seat, nonce)
-        op.offers[nonce] = offer
-        frame = {"t": "contest", "id": nonce, "contest": op.cid, "kind": op.contest.kind,
-                 "commit": op.arbiter.commit, **dict(op.contest.info)}
+        offer, frame = offer_to(conn, seat, op.cid, op.contest.kind, op.arbiter.commit, op.contest.info)
+        op.offers[offer.nonce] = offer
         conn.send_timed(frame, lambda at: self._written(offer, at))
 
     def _written(self, offer: Offer, at: float) -> None:
         op = self.open
-        if offer.stamp.t0 is None and op is not None and offer.nonce in op.offers:
-            offer.stamp.t0 = at
-            offer.stamp.cap = offer.conn.round_trips.cap()
+        if op is not None and offer.nonce in op.offers and stamp_written(offer, at):
+            assert offer.stamp.cap is not None
             op.arbiter.written(offer.seat, at, allowance(offer.stamp.cap, offer.conn, self.params))
             self._schedule_settle()
 
@@ -189,9 +228,7 @@ class ContestRunner:
         assert op is not None
         room = self.room
         view = room.audiences[f"s{seat}"].view or {}
-        wants = getattr(room.game, "wants", None)
-        card = op.contest.info.get("card")
-        if callable(wants) and not wants(view, card):
+        if not room.game.bot_wants(view, op.contest.info):
             return
         reaction = room.rng.lognormvariate(BOT_REACTION_MU, BOT_REACTION_SIGMA)
         if reaction >= self.params.window_ms:
@@ -223,20 +260,11 @@ class ContestRunner:
         offer = op.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
         tried = op is not None and offer is not None and any(o.seat == offer.seat and o.tried
                                                              for o in op.offers.values())
-        refusal = grab_refusal(offer, conn, tried)
-        if refusal is not None:
-            late = self.closed.late_by(conn, nonce, at) if offer is None else None
-            if late is not None:
-                too_late(conn, act_id, late)
-            else:
-                conn.error(act_id, "illegal", refusal)
+        if refused_grab(offer, conn, tried, self.closed, nonce, at, act_id):
             return
         assert op is not None and offer is not None  # an offer exists only while its contest is open
-        offer.tried = True
-        offer.stamp.grab = at
         stats = self.stats.setdefault(offer.seat, arb.ReactionStats(self.params))
-        judgement = arb.judge(offer.stamp, conn.round_trips, self.params, stats, conn.kernel_rtt())
-        conn.round_trips.claimed(judgement.excess)
+        judgement = judge_grab(offer, conn, at, self.params, stats)
         self.room.metrics.contest_tries.labels("kernel" if judgement.kernel else "none").inc()
         if judgement.false_start:
             self.room.metrics.false_starts.inc()

@@ -107,7 +107,7 @@ def snapshot_of(room: Room, n: int, recent: list[list[Any]]) -> bytes:
                  "aud": {key: [aud.seq, aud.view] for key, aud in room.audiences.items()},
                  "log": [[seat, action] for seat, action in room.log],
                  "recent": recent, "ts": epoch_ms(), "abandoned": room.abandoned,
-                 "stood": sorted(room.stood_in),
+                 "stood": sorted(room.bots.stood_in),
                  "chat": list(room.chat.lines)})
 
 
@@ -173,7 +173,7 @@ def restore(house: House, rid: str, rec_b: bytes, snap_b: bytes, entries: list[t
     for index in snap.get("stood") or []:
         actor = room.log[index][0] if isinstance(index, int) and 0 <= index < len(room.log) else None
         if actor is not None:
-            room.note_stood_in(index, actor)
+            room.bots.note_stood_in(index, actor)
     room.abandoned = bool(snap.get("abandoned"))
     for line in snap.get("chat") or []:
         room.chat.add(line)
@@ -242,7 +242,7 @@ def apply_entry(room: Room, e: dict[str, Any], views: dict[str, list[Any]], fres
         room.log.append((e.get("s"), e["a"]))
         room.actions += 1
         if e.get("by") == STAND_IN and isinstance(e.get("s"), int):
-            room.note_stood_in(len(room.log) - 1, int(e["s"]))
+            room.bots.note_stood_in(len(room.log) - 1, int(e["s"]))
     elif k == "join":
         seat = room.seats[int(e["s"])]
         seat.name, seat.token_hash = e["nm"], e["th"]
@@ -278,7 +278,7 @@ def wake(room: Room, paused_ms: int = 0) -> None:
         for s in room.seats:
             if not s.bot:
                 s.dropped_at = time.monotonic()
-                rooms.loop_call_later(room.settings.grace_s, room.grace_over, s.index)
+                rooms.loop_call_later(room.settings.grace_s, room.people.grace_over, s.index)
         if room.deadline is not None:
             room.deadline += max(0, paused_ms)
             room.clock.restore(room.clock.key, room.deadline)

@@ -36,7 +36,7 @@ def build(room: Room) -> dict[str, Any]:
     stood_in = [0] * len(room.seats)
     for i, (seat, action) in enumerate(room.log):
         room.game.apply(state, seat, dict(action))
-        by_stand_in = i in room.stood_in  # a stand-in acts for a seat: never the hub's own step
+        by_stand_in = i in room.bots.stood_in  # a stand-in acts for a seat: never the hub's own step
         if by_stand_in and seat is not None:
             stood_in[seat] += 1
         view = spectator_view(room, state, stood_in)

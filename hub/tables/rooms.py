@@ -5,7 +5,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections import Counter, defaultdict, deque
+from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -68,8 +68,6 @@ class Rooms:
         self.metrics = metrics
         self.rooms: dict[str, Room] = {}
         self.conns: set[Peer] = set()
-        self.conns_by_ip: Counter[str] = Counter()  # open connections per address, counted in O(1)
-        self.pending_by_ip: Counter[str] = Counter()  # of which not past their hello yet
         self._created_by_ip: dict[str, deque[float]] = defaultdict(deque)
         self._ticker: asyncio.Task[None] | None = None
         self.on_drop: Callable[[Room], None] | None = None
@@ -134,32 +132,6 @@ class Rooms:
             raise RoomError("rate_limited", "too many rooms created from this address; wait a minute", 429)
         q.append(now)
 
-    def admit(self, ip: str) -> bool:
-        """Count a new connection from `ip`, or refuse it when the address holds its share already."""
-        limit = self.settings.conns_per_ip
-        if limit > 0 and self.conns_by_ip[ip] >= limit:
-            return False
-        self.conns_by_ip[ip] += 1
-        return True
-
-    def admit_pending(self, ip: str) -> bool:
-        """Count a WebSocket from `ip` that has not said hello yet, or refuse it past its address's share."""
-        limit = self.settings.pending_ws_per_ip
-        if limit > 0 and self.pending_by_ip[ip] >= limit:
-            return False
-        self.pending_by_ip[ip] += 1
-        return True
-
-    def said_hello(self, ip: str) -> None:
-        self.pending_by_ip[ip] -= 1
-        if self.pending_by_ip[ip] <= 0:
-            del self.pending_by_ip[ip]
-
-    def release(self, ip: str) -> None:
-        self.conns_by_ip[ip] -= 1
-        if self.conns_by_ip[ip] <= 0:
-            del self.conns_by_ip[ip]
-
     def live(self) -> int:
         """Rooms still waiting or playing: finished ones are only read, and never keep a new room out."""
         return sum(1 for r in self.rooms.values() if r.status != FINISHED)
@@ -170,7 +142,7 @@ class Rooms:
     def listing(self) -> list[dict[str, Any]]:
         now = time.monotonic()  # a room whose people have all gone is not offered (room.listable)
         return [r.summary() for r in self.rooms.values()
-                if not r.private and not (r.status in (WAITING, PLAYING) and r.gone(now))]
+                if not r.private and not (r.status in (WAITING, PLAYING) and r.people.gone(now))]
 
     def drop(self, rid: str) -> None:
         room = self.rooms.pop(rid, None)
@@ -182,16 +154,16 @@ class Rooms:
 
     def _look_after(self, room: Room, now: float) -> None:
         """Rooms nobody is at. A playing one whose humans have all been away for --abandon-s ends as
-        abandoned, scored as it stands (its bots and stand-ins wait meanwhile: Room.deserted), however
+        abandoned, scored as it stands (its bots and stand-ins wait meanwhile: People.deserted), however
         many watch; a waiting one expires, unless someone watches. A room of bots only plays to its
         end by itself."""
         if room.status == PLAYING and not all(s.bot for s in room.seats):
-            since = room.away_since(now)
+            since = room.people.away_since(now)
             if (since is not None and now - since >= self.settings.abandon_s
                     and getattr(room.journal, "busy", False) is False):
                 room.abandon()
             return
-        if (room.status == FINISHED or room.humans_here() or room.watchers() > 0
+        if (room.status == FINISHED or room.people.humans_here() or room.people.watchers() > 0
                 or all(s.bot for s in room.seats)):
             room.alone_since = None
             return
@@ -199,7 +171,7 @@ class Rooms:
             room.alone_since = now
         if now - room.alone_since < self.settings.abandon_s:
             return
-        if room.status == WAITING and room.gone(now):
+        if room.status == WAITING and room.people.gone(now):
             self.drop(room.rid)
 
     # ---- time ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from hub.metrics import Metrics
 from hub.settings import Settings
 from hub.tables.audience import Audience
+from hub.tables.journal import Journal
 from hub.tables.seat import Seat
 from rules.engine import Game
 
@@ -32,14 +33,43 @@ class House(Protocol):
     def drop(self, rid: str) -> None: ...
 
 
-class Busy(Protocol):
+class Gathering(Protocol):
+    """Who is at the table (hub/tables/presence.py)."""
+
+    def deserted(self) -> bool: ...
+    def seats(self) -> list[dict[str, Any]]: ...
+
+
+class Players(Protocol):
+    """The hub's players at the table (hub/tables/bots.py)."""
+
     @property
-    def busy(self) -> bool: ...
-    def after(self, fn: Callable[[], None]) -> None: ...
+    def stood_in_by_seat(self) -> list[int]: ...
+
+    def cancel(self, seat: int) -> None: ...
+    def schedule(self) -> None: ...
+
+
+class Timing(Protocol):
+    """The table's clock (hub/tables/clock.py), as its views show it."""
+
+    @property
+    def banked(self) -> bool: ...
+    @property
+    def bank_ms(self) -> list[int]: ...
+
+    def deadline_for(self, seat: int | None) -> int | None: ...
+
+
+class Lines(Protocol):
+    """The table's chat (hub/tables/chat.py)."""
+
+    def new(self, seat: int | None, name: str, text: str, to: str, move: int, now_ms: int) -> dict[str, Any]: ...
 
 
 class Table(Protocol):
-    """A room (hub/tables/room.py), as its clock and its contests see it."""
+    """A room (hub/tables/room.py), as its collaborators see it: the clock, the contests, who is
+    here, the bots, the views and the chat."""
 
     rid: str
     game: Game
@@ -49,16 +79,32 @@ class Table(Protocol):
     audiences: dict[str, Audience]
     hub_options: dict[str, Any]
     metrics: Metrics
+    settings: Settings
     rng: random.Random
+    abandoned: bool
+    actions: int
 
     @property
     def rooms(self) -> House: ...
 
     @property
-    def journal(self) -> Busy | None: ...
+    def journal(self) -> Journal | None: ...
+
+    @property
+    def people(self) -> Gathering: ...
+
+    @property
+    def bots(self) -> Players: ...
+
+    @property
+    def clock(self) -> Timing: ...
+
+    @property
+    def chat(self) -> Lines: ...
+
+    def presence_moved(self) -> None: ...
 
     def submit(self, seat: int | None, action: Any, conn: Any = None, act_id: int | None = None,
                seq: int | None = None, by: str = "player", aid: str | None = None) -> bool: ...
     def refresh(self, cause: dict[str, Any] | None = None) -> None: ...
-    def deserted(self) -> bool: ...
     def send_event(self, frame: dict[str, Any]) -> None: ...

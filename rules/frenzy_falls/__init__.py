@@ -6,10 +6,12 @@ import random
 from collections.abc import Mapping
 from typing import Any, cast
 
+import rules.frenzy_falls.actions as actions
+import rules.frenzy_falls.bot as bot
+import rules.frenzy_falls.flow as flow
+import rules.frenzy_falls.view as view
 from rules.engine import Action, Event, IllegalAction, PublicViews, Result, View
-from rules.frenzy_falls import actions, bot, flow, view
 from rules.frenzy_falls.state import State
-from rules.registry import register
 
 
 class FrenzyFalls(PublicViews):
@@ -64,4 +66,4 @@ class FrenzyFalls(PublicViews):
         return bot.bot_action(view, rng)
 
 
-GAME = register(FrenzyFalls())
+GAME = FrenzyFalls()

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
+import rules.frenzy_falls.flow as flow
 from rules.engine import Action, IllegalAction
-from rules.frenzy_falls import flow
 from rules.frenzy_falls.state import State
 
 KINDS = ("play", "proxy", "bump", "pull", "spill", "discard")

@@ -1,4 +1,4 @@
-"""The state of one Frenzy Falls table: plain dataclasses that survive deepcopy and pickle."""
+"""The state of one Frenzy Falls table: plain dataclasses that rules/snapshot.py writes and reads back."""
 from __future__ import annotations
 
 import random

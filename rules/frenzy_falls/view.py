@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import rules.frenzy_falls.actions as actions
 from rules.engine import View, json_copy
-from rules.frenzy_falls import actions
 from rules.frenzy_falls.components import Card, ScoreCard
 from rules.frenzy_falls.state import Pool, PoolCard, State
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from rules.waterfall_park.data import COMPLETE_INCOME, INCOMPLETE_INCOME, SIZES
+from rules.waterfall_park.components import COMPLETE_INCOME, INCOMPLETE_INCOME, SIZES
 
 Cell = tuple[int, int]
 

@@ -1,10 +1,10 @@
-"""The table of one game: plain data that survives deepcopy and pickle, with its own seeded RNG."""
+"""The table of one game: plain data that rules/snapshot.py writes and reads back, with its own seeded RNG."""
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
 
-from rules.waterfall_park.data import ATTRACTIONS, BASES, BY_CELL, CELL, NUMBERS, SIZES
+from rules.waterfall_park.components import ATTRACTIONS, BASES, BY_CELL, CELL, NUMBERS, SIZES
 from rules.waterfall_park.income import Cell, best_split, part_income
 
 PREPARATION = "preparation"

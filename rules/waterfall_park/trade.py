@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rules.engine import IllegalAction
-from rules.waterfall_park.data import (
+from rules.waterfall_park.components import (
     ATTRACTIONS,
     BASES,
     COLOURS,

@@ -1,4 +1,4 @@
-"""The collector policy (hub/gcpolicy.py): walks on a clock freeze what they keep, cycles still go."""
+"""The collector policy (hub/run/gcpolicy.py): walks on a clock freeze what they keep, cycles still go."""
 from __future__ import annotations
 
 import asyncio
@@ -7,7 +7,7 @@ import weakref
 
 from prometheus_client import CollectorRegistry, Histogram
 
-from hub.gcpolicy import NEVER, WALK_EVERY_S, GcPolicy
+from hub.run.gcpolicy import NEVER, WALK_EVERY_S, GcPolicy
 
 
 class Node:

@@ -1,6 +1,7 @@
 """The hub's three layers import one way, with no circle, type-only imports counted.
 
-edge -> tables, and the store interface (hub.stores, hub.stores.base, hub.stores.quota) only; stores -> tables;
+run (starting and supervising processes) -> any layer; edge -> tables, the store interface (hub.stores,
+hub.stores.base, hub.stores.quota) and the process budget and collector policy of run only; stores -> tables;
 tables -> neither; the shared top modules -> no layer. Read from the source (AST), not by importing.
 """
 from __future__ import annotations
@@ -9,8 +10,9 @@ import ast
 from pathlib import Path
 
 HUB = Path(__file__).resolve().parents[2] / "hub"
-SHARED = {"hub.settings", "hub.metrics", "hub.logs", "hub.tokens", "hub.gcpolicy"}
+SHARED = {"hub.settings", "hub.metrics", "hub.logs", "hub.tokens"}
 STORE_FACE = {"hub.stores", "hub.stores.base", "hub.stores.quota"}
+RUN_FACE = {"hub.run", "hub.run.fds", "hub.run.gcpolicy"}
 
 
 def modules() -> dict[str, Path]:
@@ -48,18 +50,28 @@ def imports(mods: dict[str, Path]) -> dict[str, set[str]]:
 
 def layer(m: str) -> str:
     parts = m.split(".")
-    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ("edge", "tables", "stores")) else "top"
+    layered = len(parts) > 2 or (len(parts) == 2 and parts[1] in ("edge", "tables", "stores", "run"))
+    return parts[1] if layered else "top"
 
 
 def against_the_layers(m: str, t: str) -> bool:
     lm, lt = layer(m), layer(t)
+    if lm == "run":
+        return False
     if lm == "tables":
-        return lt in ("edge", "stores")
+        return lt in ("edge", "stores", "run")
     if lm == "stores":
-        return lt == "edge"
+        return lt in ("edge", "run")
     if lm == "edge":
-        return lt == "stores" and t not in STORE_FACE
+        return (lt == "stores" and t not in STORE_FACE) or (lt == "run" and t not in RUN_FACE)
     return m in SHARED and lt != "top"
+
+
+def test_the_process_runtime_is_its_own_layer() -> None:
+    """What starts and supervises processes lives in hub/run/, not beside what every layer shares."""
+    mods = modules()
+    assert {"hub.run.cli", "hub.run.workers", "hub.run.fds", "hub.run.gcpolicy"} <= set(mods)
+    assert not {m for m in mods if layer(m) == "top"} - SHARED - {"hub", "hub.__main__"}
 
 
 def test_imports_run_one_way() -> None:

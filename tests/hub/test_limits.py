@@ -14,7 +14,7 @@ import pytest
 import websockets
 import websockets.asyncio.client as wc
 
-from hub.fds import fitted
+from hub.run.fds import fitted
 from hub.settings import Settings
 from rules.registry import GAMES
 from tests.conftest import HubProcess
@@ -23,7 +23,7 @@ from tests.hub.wsclient import Client, http, join, new_room, settle
 
 @pytest.mark.parametrize("nofile", [256, 1024, 65536, 1 << 20])
 def test_every_limit_has_a_sane_default(nofile: int) -> None:
-    s = fitted(Settings(), nofile)  # the connection limits follow the open-file limit (hub/fds.py)
+    s = fitted(Settings(), nofile)  # the connection limits follow the open-file limit (hub/run/fds.py)
     assert 1024 <= s.max_frame_bytes <= 1 << 20
     assert 5 <= s.frames_per_s <= 200 and s.frame_burst >= s.frames_per_s
     assert 16 <= s.send_queue <= 4096

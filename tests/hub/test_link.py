@@ -17,7 +17,8 @@ import redis
 from hub.metrics import Metrics
 from hub.stores.redis.link import Link
 from hub.stores.redis.pubsub import LinkShard, Subscriber
-from hub.stores.redis.server import Item, Server, Writer
+from hub.stores.redis.server import Item, Server
+from hub.stores.redis.writer import Writer
 from tests.conftest import drop_prefix, new_prefix
 from tests.hub.test_scale import RedisServer
 

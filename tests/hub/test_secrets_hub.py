@@ -350,7 +350,7 @@ async def test_dropped_rooms_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
                     assert aud.view is None and not aud.history and not aud.legal_at and not aud.conns
             del room
         await asyncio.sleep(max(GRACE_S, 1.0) + 0.3)  # timers that name a room, and a tick, run first
-        # the hub's periodic full walk (hub/gcpolicy.py), now: a room frozen by an earlier collection
+        # the hub's periodic full walk (hub/run/gcpolicy.py), now: a room frozen by an earlier collection
         # and dropped since is a cycle that only that walk reclaims; a live reference survives it
         gc.unfreeze()
         gc.collect()

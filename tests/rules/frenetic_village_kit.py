@@ -5,9 +5,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules import frenetic_village_cards as fc
+import rules.frenetic_village.components as fc
 from rules.engine import HUB
-from rules.frenetic_village import GAME, State
+from rules.frenetic_village import GAME
+from rules.frenetic_village.state import State
 
 
 def army(race: str, value: int, copy: int = 0) -> int:

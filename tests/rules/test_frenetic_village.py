@@ -8,10 +8,11 @@ import random
 
 import pytest
 
-from rules import frenetic_village_cards as fc
+import rules.frenetic_village.components as fc
 from rules import registry
 from rules.engine import HUB
-from rules.frenetic_village import GAME, State
+from rules.frenetic_village import GAME, bot
+from rules.frenetic_village.state import State
 from tests.rules.frenetic_village_kit import (
     WILD,
     WILD2,
@@ -691,13 +692,13 @@ def test_wants_grabs_only_what_brings_a_combination_nearer() -> None:
     s = new(3, seed=17)
     arrange(s, {1: [army(H, 1), army(H, 2), army(H, 3), army(D, 5), army(E, 1)]})
     v = GAME.view(s, 1)
-    assert GAME.wants(v, fc.face(army(H, 4)))
-    assert GAME.wants(v, fc.face(WILD))
-    assert not GAME.wants(v, fc.face(army(D, 4)))
-    assert not GAME.wants(v, fc.face(action("skulls")))
-    assert not GAME.wants(GAME.view(s, None), fc.face(army(H, 4)))
-    assert not GAME.wants(v, {"kind": "army", "race": "trolls", "value": 3})
-    assert not GAME.wants(v, None)
+    assert bot.wants(v, fc.face(army(H, 4)))
+    assert bot.wants(v, fc.face(WILD))
+    assert not bot.wants(v, fc.face(army(D, 4)))
+    assert not bot.wants(v, fc.face(action("skulls")))
+    assert not bot.wants(GAME.view(s, None), fc.face(army(H, 4)))
+    assert not bot.wants(v, {"kind": "army", "race": "trolls", "value": 3})
+    assert not bot.wants(v, None)
 
 
 def test_bots_finish_battles() -> None:
@@ -711,7 +712,7 @@ def test_bots_finish_battles() -> None:
                 break
             c = GAME.contest(s)
             if c is not None:
-                keen = [e for e in c.eligible if GAME.wants(GAME.view(s, e), c.info["card"])]
+                keen = [e for e in c.eligible if GAME.bot_wants(GAME.view(s, e), c.info)]
                 settle(s, rng.choice(keen) if keen else None)
                 continue
             seat = GAME.active(s)[0]

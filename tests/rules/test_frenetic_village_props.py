@@ -9,8 +9,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import frenetic_village_cards as fc
-from rules.frenetic_village import GAME, VARIANTS, State
+import rules.frenetic_village.components as fc
+from rules.frenetic_village import GAME
+from rules.frenetic_village.components import VARIANTS
+from rules.frenetic_village.state import State
 from tests.rules.frenetic_village_kit import assert_conserved, scramble, settle
 from tests.rules.kit import assert_refusal_changes_nothing, assert_views_are_json, step_once
 
@@ -147,7 +149,7 @@ def test_bots_and_timeouts_always_choose_a_legal_action(seats: int, seed: int, s
             assert GAME.timeout_action(s, seat) in view["legal"]
         c = GAME.contest(s)
         if c is not None:
-            assert isinstance(GAME.wants(view, c.info["card"]), bool)
+            assert isinstance(GAME.bot_wants(view, c.info), bool)
 
 
 def bot_game(seats: int, seed: int, options: dict[str, Any], max_steps: int = 20000) -> State:
@@ -158,7 +160,7 @@ def bot_game(seats: int, seed: int, options: dict[str, Any], max_steps: int = 20
             break
         c = GAME.contest(s)
         if c is not None:
-            keen = [e for e in c.eligible if GAME.wants(GAME.view(s, e), c.info["card"])]
+            keen = [e for e in c.eligible if GAME.bot_wants(GAME.view(s, e), c.info)]
             settle(s, rng.choice(keen) if keen else None)
             continue
         seat = GAME.active(s)[0]

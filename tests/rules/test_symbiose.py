@@ -15,7 +15,10 @@ from hypothesis import strategies as st
 
 from rules import registry
 from rules.engine import IllegalAction, option_for
-from rules.symbiose import ANIMALS, COLOURS, DECK, GAME, MODES, RIVER, Card, State, neighbours, slot_scores
+from rules.symbiose import GAME, scoring
+from rules.symbiose.components import ANIMALS, COLOURS, DECK, MODES, RIVER, Card, neighbours
+from rules.symbiose.scoring import slot_scores
+from rules.symbiose.state import State
 from tests.rules.kit import (
     assert_refusal_changes_nothing,
     assert_views_are_json,
@@ -234,7 +237,7 @@ def test_rulebook_example_left_column_scores_the_left_board() -> None:
     left = pick.take(3, lambda c: c.animal == "dragonfly") + pick.take(5, lambda c: c.animal == "fish")
     right = pick.take(5, lambda c: c.animal == "dragonfly") + pick.take(3, lambda c: c.animal == "frog")
     assert neighbours(3, "standard")[0] == (1, 2)  # seat 1 sits on seat 0's left
-    points = GAME.score([mine, left, right], pick.take(4), "standard")
+    points = scoring.score([mine, left, right], pick.take(4), "standard")
     assert points[0][0] == 8
     assert points[0][4] == 2 * 3
     assert sum(points[0]) == 8 + 6 + sum(DECK[c].points for c in fixed)
@@ -308,9 +311,9 @@ def test_team_side_columns_score_the_partner_and_teams_win_together() -> None:
     v = GAME.view(new(4, "team"), None)
     assert [(p["left"], p["right"], p["team"]) for p in v["players"]] == [
         (2, 2, 0), (3, 3, 1), (0, 0, 0), (1, 1, 1)]
-    res = GAME._result([10, 20, 15, 4], "team")
+    res = scoring.outcome([10, 20, 15, 4], "team")
     assert res["teams"] == [25, 24] and res["winners"] == [0, 2] and res["scores"] == [10, 20, 15, 4]
-    assert GAME._result([10, 20, 14, 4], "team")["winners"] == [0, 1, 2, 3]
+    assert scoring.outcome([10, 20, 14, 4], "team")["winners"] == [0, 1, 2, 3]
 
 
 def test_team_scoring_with_hand_built_ponds() -> None:
@@ -321,16 +324,16 @@ def test_team_scoring_with_hand_built_ponds() -> None:
     two = pick.take(5, lambda c: c.animal == "frog" and c.colour != "green") + pick.take(
         3, lambda c: c.colour == "green" and c.animal != "frog")
     one, three = pick.take(8), pick.take(8)
-    points = GAME.score([zero, one, two, three], [], "team")
+    points = scoring.score([zero, one, two, three], [], "team")
     assert points[0][0] == 2 * 5  # seat 0's left column scores partner seat 2: 5 frogs
     assert points[0][7] == 3 * 3  # and its right column too: 3 green cards
-    res = GAME._result([sum(p) for p in points], "team")
+    res = scoring.outcome([sum(p) for p in points], "team")
     assert res["teams"] == [sum(points[0]) + sum(points[2]), sum(points[1]) + sum(points[3])]
 
 
 def test_ties_share_the_victory() -> None:
-    assert GAME._result([30, 41, 41], "standard")["winners"] == [1, 2]
-    assert GAME._result([30, 29], "duel")["winners"] == [0]
+    assert scoring.outcome([30, 41, 41], "standard")["winners"] == [1, 2]
+    assert scoring.outcome([30, 29], "duel")["winners"] == [0]
 
 
 def test_final_view_has_scoring_per_slot_column_and_fixed() -> None:
@@ -592,7 +595,7 @@ def test_the_running_score_counts_what_is_face_up_and_nothing_hidden(seats: int,
     for ups in state.up:
         ups[:] = [True] * len(ups)
     state.river_up = [True] * len(state.river_up)
-    whole = [sum(points) for points in GAME.score(state.ponds, state.river, mode)]
+    whole = [sum(points) for points in scoring.score(state.ponds, state.river, mode)]
     views = [GAME.view(state, s) for s in [None, *range(seats)]]
     for view in views:
         assert [p["showing"] for p in view["players"]] == whole

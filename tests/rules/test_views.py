@@ -1,7 +1,7 @@
 """Every engine's views are fresh JSON: no map or list shared with the state or another view.
 
 The hub keeps each audience's last view as it came from the engine and diffs the next one against
-it (hub/tables/room.py, `Room.compose`): a list the state still owned would change under it, and the next
+it (hub/tables/views.py, `compose`): a list the state still owned would change under it, and the next
 diff would miss the change. Played over random legal games at every table size, every audience.
 """
 from __future__ import annotations

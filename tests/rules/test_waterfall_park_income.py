@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.waterfall_park.data import (
+from rules.waterfall_park.components import (
     CIRCUS,
     GHOST_TRAIN,
     GIFT_SHOP,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from rules.engine import IllegalAction
 from rules.waterfall_park import GAME
 from rules.waterfall_park.bot import OFFERS_PER_ROUND
-from rules.waterfall_park.data import (
+from rules.waterfall_park.components import (
     ATTRACTIONS,
     BASES,
     COLOURS,

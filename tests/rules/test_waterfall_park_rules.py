@@ -11,7 +11,7 @@ import pytest
 from rules import registry
 from rules.engine import IllegalAction
 from rules.waterfall_park import GAME
-from rules.waterfall_park.data import (
+from rules.waterfall_park.components import (
     ATTRACTIONS,
     BASES,
     BLOCKS,

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from rules.frenetic_village import bot_action, wants
+from rules.frenetic_village.bot import bot_action, wants
 from tests.conftest import HubProcess
 from tests.web.client_kit import SHOTS, Pacer, browser_serving, join, make_room, new_page, shot
 
@@ -338,7 +338,7 @@ RENDER_JS = """async ([view, seat, room]) => {
 
 
 def card_id(kind: str, race: str | None = None, value: int | None = None, nth: int = 0) -> int:
-    from rules import frenetic_village_cards as fc
+    import rules.frenetic_village.components as fc
 
     ids = [i for i, (k, r, v) in enumerate(fc.CARDS)
            if k == kind and (race is None or fc.RACES[r] == race) and (value is None or v == value)]
@@ -411,7 +411,7 @@ def test_every_legal_action_is_reachable_by_clicks_and_nothing_else(browser: Any
 
 def test_closest_combination_matches_the_engines_measure(browser: Any, hub: HubProcess) -> None:
     """The table's "closest combinations" count what the bots' measure counts, on random hands."""
-    from rules import frenetic_village_cards as fc
+    import rules.frenetic_village.components as fc
 
     w = new_page(browser)
     page = w.page

@@ -560,7 +560,7 @@ RENDER_JS = """async ([view, seat, room]) => {
 def out_of_bases_view(seat: int | None = 0) -> dict[str, Any]:
     """Pink holds all 24 bases and two of its kept cards wait: the engine's own view of that."""
     from rules.waterfall_park import GAME
-    from rules.waterfall_park.data import BASES, NUMBERS
+    from rules.waterfall_park.components import BASES, NUMBERS
 
     state = GAME.setup(3, 2, GAME.check_options(3, {}))
     spare = [n for n in NUMBERS if n not in {c for h in state.hands for c in h}][:BASES]
@@ -618,7 +618,7 @@ def split_view(seat: int | None = 1) -> dict[str, Any]:
     """The rulebook's "2 adjacent Ice Cream Stands: 1 of size 3 (complete) and 1 of size 2
     (incomplete)": five of Pink's on locations 4-7 and 16, as the engine's view shows them."""
     from rules.waterfall_park import GAME
-    from rules.waterfall_park.data import ICE_CREAM_STAND
+    from rules.waterfall_park.components import ICE_CREAM_STAND
 
     state = GAME.setup(3, 2, GAME.check_options(3, {}))
     for s in range(3):

@@ -25,7 +25,7 @@ const RACES = {
 };
 const RACE_KEYS = Object.keys(RACES);
 const RUN = 5;
-const VALUES = [1, 2, 3, 4, 5]; // the deck's values (rules/frenetic_village_cards.py)
+const VALUES = [1, 2, 3, 4, 5]; // the deck's values (rules/frenetic_village/components.py)
 const TOP = VALUES[VALUES.length - 1];
 
 const KINDS = {

@@ -1,4 +1,4 @@
-// The Symbiose table, drawn from the view alone (the view contract of rules/symbiose.py).
+// The Symbiose table, drawn from the view alone (the view contract of rules/symbiose/).
 //
 // A pond is 2 rows x 4 columns, slot = row * 4 + col. Column 0 scores the pond on the owner's
 // left, column 3 the pond on the owner's right, the two middle columns the owner's own pond.

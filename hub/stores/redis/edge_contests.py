@@ -8,11 +8,21 @@ result as an event that every process relays.
 """
 from __future__ import annotations
 
-import secrets
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.tables import arbitration as arb
-from hub.tables.contests import Closed, Offer, allowance, grab_refusal, late_by_judged, now_ms, too_late
+from hub.tables.contests import (
+    Closed,
+    Offer,
+    allowance,
+    judge_grab,
+    late_by_judged,
+    now_ms,
+    offer_to,
+    refused_grab,
+    stamp_written,
+    too_late,
+)
 
 if TYPE_CHECKING:
     from hub.tables.peer import Peer
@@ -81,16 +91,12 @@ class EdgeContests:
     def _offer(self, conn: Peer, seat: int) -> None:
         op = self.open
         assert op is not None
-        nonce = secrets.token_urlsafe(12)
-        offer = Offer(conn, seat, nonce)
-        self.offers[nonce] = offer
-        frame = {"t": "contest", "id": nonce, "contest": op["cid"], "kind": op["kind"], "commit": op["commit"],
-                 **(op.get("info") or {})}
+        offer, frame = offer_to(conn, seat, op["cid"], op["kind"], op["commit"], op.get("info") or {})
+        self.offers[offer.nonce] = offer
 
         def written(at: float) -> None:
-            if offer.stamp.t0 is None:
-                offer.stamp.t0 = at
-                offer.stamp.cap = conn.round_trips.cap()
+            if stamp_written(offer, at):
+                assert offer.stamp.cap is not None
                 # the owner's settling bound for this seat: written no later than this notice arrives
                 cap = allowance(offer.stamp.cap, conn, arb.Params())
                 self.replica.store.send_command(self.replica.rid, {"k": "written", "cid": op["cid"], "s": seat,
@@ -107,22 +113,12 @@ class EdgeContests:
         at = now_ms()
         op, nonce = self.open, action.get("contest")
         offer = self.offers.get(nonce) if op is not None and isinstance(nonce, str) else None
-        refusal = grab_refusal(offer, conn, offer is not None and offer.seat in self.tried)
-        if refusal is not None:
-            late = self.closed.late_by(conn, nonce, at) if offer is None else None
-            if late is not None:
-                too_late(conn, act_id, late)
-            else:
-                conn.error(act_id, "illegal", refusal)
+        if refused_grab(offer, conn, offer is not None and offer.seat in self.tried, self.closed, nonce, at, act_id):
             return
         assert op is not None and offer is not None  # an offer exists only while its contest is open
         self.tried.add(offer.seat)
-        offer.tried = True
-        offer.stamp.grab = at
         params = arb.Params(window_ms=float(op.get("window_ms") or arb.Params().window_ms))
-        stats = arb.ReactionStats(params, flagged=offer.seat in self.flagged)
-        j = arb.judge(offer.stamp, conn.round_trips, params, stats, conn.kernel_rtt())
-        conn.round_trips.claimed(j.excess)
+        j = judge_grab(offer, conn, at, params, arb.ReactionStats(params, flagged=offer.seat in self.flagged))
         late = late_by_judged(j, params)
         if late is not None:  # the owner still counts it (refused late); this socket hears how late now
             too_late(conn, act_id, late)

@@ -22,24 +22,26 @@ import dataclasses
 import json
 import logging
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.logs import log
+from hub.stores.commits import CommitLine
 from hub.stores.redis.server import Item
 from hub.tables.arbitration import Judgement
 from hub.tables.chat import ChatRefused, clean_text
 from hub.tables.frames import Encoded
-from hub.tables.persist import Restored, entry_of, pack, record_of, snapshot_of
+from hub.tables.persist import Restored, record_of, snapshot_of
 from hub.tables.room import Room
 from hub.tables.seat import FINISHED, WAITING, RoomError, epoch_ms
 
 if TYPE_CHECKING:
     from hub.metrics import Metrics
     from hub.settings import Settings
-    from hub.stores.redis.server import Server, Writer
+    from hub.stores.redis.server import Server
+    from hub.stores.redis.writer import Writer
     from hub.tables.rooms import Rooms
 
 
@@ -105,23 +107,17 @@ class Reply:
         pass
 
 
-class Owner:
+class Owner(CommitLine):
     """The journal of one room this process owns."""
 
     def __init__(self, store: Host, room: Room, n: int, recent: list[Any]) -> None:
+        super().__init__(room, n)
         self.store = store
-        self.room = room
-        self.rid = room.rid
-        self.n = n                    # the last entry recorded
         self.committed = n            # the last entry known to be in the log
-        self.inflight = 0
-        self.inbox: deque[Callable[[], None]] = deque()
         self.recent: OrderedDict[str, int] = OrderedDict((str(k), int(v)) for k, v in recent)
         self.rx: dict[str, str] = {}  # join id -> the process waiting for its answer
-        self.gone = False
         self.last_commit = 0.0
         self.beat_n = n
-        self._status = room.status
         self._contest: str | None = None  # the open contest the edges were told of
         self.reseeding = False
         self.flying: list[tuple[int, dict[str, Any], list[tuple[str, Encoded]], bytes]] = []
@@ -129,10 +125,6 @@ class Owner:
         room.journal = self
         if room.contests is not None:  # the judged times travel edge -> owner: allow for the hops
             room.contests.params = dataclasses.replace(room.contests.params, relay_ms=RELAY_MS)
-
-    @property
-    def busy(self) -> bool:
-        return self.inflight > 0
 
     # ---- commands from any process -------------------------------------------------------------
 
@@ -150,29 +142,18 @@ class Owner:
             self._hold(msg)
         elif k == "watch":
             n, inst = msg.get("n"), msg.get("h")
-            if isinstance(n, int) and n >= 0 and isinstance(inst, str) and self.room.watched_from(inst, n):
+            if isinstance(n, int) and n >= 0 and isinstance(inst, str) and self.room.people.watched_from(inst, n):
                 self.presence_changed()  # the lobby's listing reads the count from the room's meta
         elif k == "free":
             seat = msg.get("s")
             if isinstance(seat, int) and 0 <= seat < len(self.room.seats):
-                self.room.release(seat, msg.get("h"))
+                self.room.people.release(seat, msg.get("h"))
         elif k == "grab":
             self._grab(msg)
         elif k == "written" and self.room.contests is not None and isinstance(msg.get("s"), int):
             cap = msg.get("cap")
             self.room.contests.written_remote(str(msg.get("cid")), msg["s"],
                                               float(cap) if isinstance(cap, (int, float)) else None)
-
-    def command(self, fn: Callable[[], None]) -> None:
-        """Run a command now, or once the room's last change is in the log."""
-        if self.busy or self.inbox:
-            self.inbox.append(fn)
-        else:
-            fn()
-
-    def _drain(self) -> None:
-        while self.inbox and not self.busy and not self.gone:
-            self.inbox.popleft()()
 
     def _act(self, msg: dict[str, Any]) -> None:
         aid = str(msg.get("aid"))
@@ -230,7 +211,7 @@ class Owner:
         current = self.room.seats[seat].holder
         if msg.get("re") and current not in (None, holder):
             return  # a periodic refresh never takes a seat from a newer connection
-        old = self.room.hold(seat, holder)
+        old = self.room.people.hold(seat, holder)
         if old is not None and old != holder:  # a new connection took the seat: the old one goes (4009)
             self.store.publish_out(self.rid, {"x": "tk", "s": seat, "h": holder})
 
@@ -276,18 +257,13 @@ class Owner:
     # ---- the journal (hub.tables.room.Journal) --------------------------------------------------------
 
     def record(self, cause: dict[str, Any] | None, changed: list[tuple[str, Encoded]]) -> None:
-        if self.gone or (cause is None and not changed):
+        e = self.entry(cause, changed)
+        if e is None:
             return
-        room = self.room
-        self.n += 1
-        n = self.n
-        entry = entry_of(room, n, cause, changed)
-        blob = pack(entry)
+        room, n, entry, blob, finished_now = self.room, e.n, e.entry, e.blob, e.finished_now
         ident = entry.get("aid") or entry.get("jid")
         if ident is not None:
             self._remember(str(ident), n if entry.get("aid") is not None else int(entry["s"]))
-        finished_now = room.status == FINISHED and self._status != FINISHED
-        self._status = room.status
         meta = json.dumps(room.meta()) if entry["k"] in ("join", "start") or finished_now else ""
         tokens = tokens_json(room) if entry["k"] == "join" else ""
         b, server, me, ttl = self.store, self.store.server, self.store.inst, ttl_ms(room)
@@ -317,7 +293,7 @@ class Owner:
         if self.gone:
             return
         if result in (-1, -2) or self.reseeding:  # Redis lost the room (a restart without its data), or
-            # the entry before this one (server.COMMIT says how)
+            # the entry before this one (scripts.COMMIT says how)
             self.flying.append((n, entry, changed, blob))
             self.reseed()
             return
@@ -338,12 +314,12 @@ class Owner:
         jid = entry.get("jid")
         if jid is not None:
             b.answer_join(self.rx.pop(jid, b.inst), jid, seat=int(entry["s"]))
-        self._drain()
+        self.drain()
 
     def reseed(self) -> None:
         """Write the room back from memory after Redis lost it: record, lease and a snapshot of the
         room as it stands, behind whatever was queued, and the entries that were on their way,
-        into the log (hub.stores.redis.server.RESEED says why). What this process holds was all
+        into the log (hub.stores.redis.scripts.RESEED says why). What this process holds was all
         there was, acknowledged or not; those entries count as logged once it is written."""
         if self.reseeding:
             return
@@ -397,7 +373,7 @@ def create(store: Host, room: Room) -> tuple[Owner, asyncio.Future[bool]]:
         if not fut.done():
             fut.set_result(result == 1)
         if result == 1:
-            owner._drain()  # noqa: SLF001
+            owner.drain()
 
     owner.inflight += 1
     store.writer.push(Item(lambda p: server.create(p, me, rid, lease, rec, meta, tokens, snap, ttl), done))

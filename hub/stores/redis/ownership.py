@@ -22,14 +22,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from hub.logs import log
 from hub.stores.redis import owner as owning
 from hub.stores.redis import replica as replicas
-from hub.stores.redis.server import DOWN, RELEASE, RENEW, Item
+from hub.stores.redis.scripts import RELEASE, RENEW
+from hub.stores.redis.server import DOWN, Item
 from hub.tables.persist import Corrupt, Restored, wake
 from hub.tables.room import Room
 
 if TYPE_CHECKING:
+    from hub.stores.redis.keys import Keys
     from hub.stores.redis.pubsub import Subscriber
     from hub.stores.redis.replica import Replica
-    from hub.stores.redis.server import Keys
 
 logger = logging.getLogger("hub.stores.redis")
 
@@ -247,7 +248,7 @@ class Ownership:
         for rid, seat, holder in held:
             owner = self.b.owned.get(rid)
             if owner is not None and holder.split("/")[0] in dead:
-                owner.room.release(seat, holder)
+                owner.room.people.release(seat, holder)
 
     def _collect(self, now: float) -> None:
         for rep in list(self.b.replicas.values()):

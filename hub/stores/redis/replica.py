@@ -21,13 +21,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-import jsonpatch
 import msgpack
 
 from hub.logs import log
 from hub.stores.redis.edge_contests import EdgeContests
+from hub.stores.redis.follower import Follower
 from hub.stores.redis.server import DOWN
-from hub.tables.audience import Audience, audience_key
+from hub.tables.audience import audience_key
 from hub.tables.chat import ChatLog, deliver
 from hub.tables.contests import now_ms, too_late
 from hub.tables.frames import Encoded
@@ -67,59 +67,6 @@ WATCH_TELL_S = 0.25
 
 def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
-
-
-class Follower(Audience):
-    """An audience fed with deltas rather than views: its view is brought up to date only when a
-    welcome needs it, so relaying a delta costs no JSON Patch work."""
-
-    __slots__ = ("base_seq",)
-
-    def __init__(self, seat: int | None, history: int, seq: int, view: dict[str, Any] | None,
-                 recent: list[Encoded] | None = None) -> None:
-        super().__init__(seat, history)
-        self.seq = seq
-        self.view = view
-        self.base_seq = seq                # the seq `view` is at; deltas after it wait in history
-        for d in recent or []:
-            self.history.append(d)
-
-    def push(self, seq: int, delta: Encoded) -> bool:
-        """Relay one delta; False if it does not follow the last one (the caller resyncs)."""
-        if seq <= self.seq:
-            return True
-        if seq != self.seq + 1:
-            return False
-        if self.history.maxlen is not None and len(self.history) == self.history.maxlen:
-            self._bring_up(self.seq - len(self.history) + 1)  # the oldest is about to be forgotten
-        self.history.append(delta)
-        self.seq = seq
-        self._welcome = None
-        for conn in list(self.conns):
-            conn.send(delta)
-        return True
-
-    def _bring_up(self, upto: int) -> None:
-        first = self.seq - len(self.history) + 1
-        for i, d in enumerate(self.history):
-            s = first + i
-            if s > upto:
-                break
-            if s > self.base_seq:
-                self.view = jsonpatch.apply_patch(self.view, d.frame["ops"])
-                self.base_seq = s
-
-    def welcome(self, room: str, game: str, resume: int | None) -> list[Encoded]:
-        if resume is not None and 0 <= resume <= self.seq and self.seq - resume <= len(self.history):
-            head = Encoded({"t": "welcome", "room": room, "game": game, "seat": self.seat,
-                            "seq": resume, "view": None})
-            need = self.seq - resume
-            return [head, *list(self.history)[len(self.history) - need:]] if need else [head]
-        self._bring_up(self.seq)
-        if self._welcome is None:
-            self._welcome = Encoded({"t": "welcome", "room": room, "game": game, "seat": self.seat,
-                                     "seq": self.seq, "view": self.view})
-        return [self._welcome]
 
 
 @dataclass

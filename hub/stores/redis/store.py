@@ -33,16 +33,20 @@ from hub.metrics import Metrics
 from hub.settings import Settings
 from hub.stores.base import Finished, Store, Target, finished_of, no_room, not_finished, unavailable
 from hub.stores.quota import SeatQuota
+from hub.stores.redis import again
 from hub.stores.redis import owner as owning
+from hub.stores.redis.keys import valid_rid
 from hub.stores.redis.ownership import JoinWait, Ownership, release_one
 from hub.stores.redis.pubsub import Subscriber
 from hub.stores.redis.quota import RedisSeatQuota
 from hub.stores.redis.replica import Replica
-from hub.stores.redis.server import DOWN, Item, Server, Writer, valid_rid
+from hub.stores.redis.server import DOWN, Item, Server
+from hub.stores.redis.writer import Writer
 from hub.tables import persist, replay
 from hub.tables.frames import Encoded
+from hub.tables.listing import info_of, listable, summary_of
 from hub.tables.persist import Restored
-from hub.tables.room import Room, info_of, listable, summary_of
+from hub.tables.room import Room
 from hub.tables.seat import FINISHED, RoomError
 from hub.tokens import hash_token, new_token
 
@@ -55,8 +59,6 @@ LISTING_MAX = 500          # chosen here: the lobby lists the newest public room
 JOIN_TIMEOUT_S = 10.0
 
 
-#: How long a second asker waits for the first to make a finished room's next room.
-NEXT_WAIT_S = 6.0
 
 
 def pack(obj: Any) -> bytes:
@@ -235,53 +237,13 @@ class RedisStore(Store):
         owner = self.owned.get(rid)
         if owner is not None:
             return finished_of(owner.room)
-        if not valid_rid(rid):
-            return None
-        try:
-            rec_b, tokens, _ = await self.server.read_room(rid)
-            raw = await self.server.run(lambda c: c.hget(self.keys.room(rid), "meta"))
-        except DOWN:
-            raise unavailable() from None
-        if rec_b is None or raw is None:
-            return None
-        rec, meta = persist.read_record(rec_b), json.loads(raw)
-        hashes = json.loads(tokens) if tokens else [None] * int(rec["seats"])
-        return Finished(str(meta["status"]), str(rec["game"]), int(rec["seats"]),
-                        {**rec.get("options", {}), **rec.get("hub_options", {})}, list(rec.get("bots", [])),
-                        list(meta["names"]), hashes)
+        return await again.finished(self.server, rid)
 
     async def next_of(self, rid: str) -> str | None:
-        if not valid_rid(rid):
-            return None
-        try:
-            raw = await self.server.run(lambda c: c.hget(self.keys.room(rid), "next"))
-        except DOWN:
-            raise unavailable() from None
-        return raw.decode() if raw else None  # b"" while the first asker is still making it
+        return await again.next_of(self.server, rid)
 
     async def link_next(self, rid: str, make: Callable[[], Awaitable[str]]) -> str:
-        """HSETNX claims the making for one caller on any process; the others wait for the room id."""
-        key = self.keys.room(rid)
-        try:
-            first = await self.server.run(lambda c: c.hsetnx(key, "next", b""))
-        except DOWN:
-            raise unavailable() from None
-        if first:
-            try:
-                made = await make()
-            except BaseException:
-                with contextlib.suppress(*DOWN):
-                    await self.server.run(lambda c: c.hdel(key, "next"))
-                raise
-            await self.server.run(lambda c: c.hset(key, "next", made.encode()))
-            return made
-        deadline = time.monotonic() + NEXT_WAIT_S
-        while time.monotonic() < deadline:
-            known = await self.next_of(rid)
-            if known:
-                return known
-            await asyncio.sleep(0.05)
-        raise unavailable("the next room is still being made; try again")
+        return await again.link_next(self.server, rid, make)
 
     async def join(self, rid: str, name: str, seat: int | None, bot: bool = False,
                    token_hash: str | None = None) -> tuple[int, str]:

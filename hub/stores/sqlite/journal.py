@@ -17,15 +17,15 @@ import itertools
 import json
 import logging
 import sqlite3
-from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hub.stores.commits import CommitLine
 from hub.stores.sqlite.database import Database, Step
 from hub.tables.chat import deliver
 from hub.tables.frames import Encoded
-from hub.tables.persist import entry_of, pack, snapshot_of
+from hub.tables.persist import snapshot_of
 from hub.tables.room import Room
 from hub.tables.seat import FINISHED, RoomError, epoch_ms
 
@@ -57,55 +57,26 @@ SET_META = ("UPDATE rooms SET status = ?1, meta = ?2, finished_ms = CASE WHEN ?3
             f"WHERE status = '{FINISHED}')) END WHERE rid = ?4")
 
 
-class Journal:
+class Journal(CommitLine):
     def __init__(self, store: Host, room: Room, n: int) -> None:
         self.store = store
         self.db = store.db
-        self.room = room
-        self.rid = room.rid
-        self.n = n
-        self.inflight = 0
-        self.inbox: deque[Callable[[], None]] = deque()
         self.acks: dict[str, tuple[Peer, int]] = {}
         self.joins: dict[str, asyncio.Future[int]] = {}
-        self.gone = False
-        self._status = room.status
+        super().__init__(room, n)
         room.journal = self
-
-    @property
-    def busy(self) -> bool:
-        return self.inflight > 0
-
-    # ---- commands, in the log's order ----------------------------------------------------------
-
-    def command(self, fn: Callable[[], None]) -> None:
-        """Run a command now, or once the room's last change is in the file."""
-        if self.busy or self.inbox:
-            self.inbox.append(fn)
-        else:
-            fn()
-
-    def _drain(self) -> None:
-        while self.inbox and not self.busy and not self.gone:
-            self.inbox.popleft()()
 
     # ---- the journal (hub.tables.room.Journal) -------------------------------------------------
 
     def record(self, cause: dict[str, Any] | None, changed: list[tuple[str, Encoded]]) -> None:
-        if self.gone or (cause is None and not changed):
+        e = self.entry(cause, changed)
+        if e is None:
             return
-        room = self.room
-        self.n += 1
-        n = self.n
-        entry = entry_of(room, n, cause, changed)
-        blob = pack(entry)
-        finished_now = room.status == FINISHED and self._status != FINISHED
-        meta = meta_row(room) if entry["k"] in ("join", "start") or room.status != self._status else None
-        self._status = room.status
+        room, rid, n, blob = self.room, self.rid, e.n, e.blob
+        meta = meta_row(room) if e.entry["k"] in ("join", "start") or e.status_moved else None
         snap = None
-        if n % max(1, self.store.settings.snapshot_every) == 0 or finished_now:
-            snap = (snapshot_of(room, n, []), n, self.rid)
-        rid = self.rid
+        if n % max(1, self.store.settings.snapshot_every) == 0 or e.finished_now:
+            snap = (snapshot_of(room, n, []), n, rid)
 
         def write(db: sqlite3.Connection) -> None:
             db.execute("INSERT OR REPLACE INTO entries (rid, n, entry) VALUES (?, ?, ?)", (rid, n, blob))
@@ -115,7 +86,7 @@ class Journal:
                 db.execute("UPDATE rooms SET snap = ?, snap_n = ? WHERE rid = ?", snap)
 
         self.inflight += 1
-        self.db.push(Step(write, partial(self._committed, entry, changed)))
+        self.db.push(Step(write, partial(self._committed, e.entry, changed)))
 
     def _committed(self, entry: dict[str, Any], changed: list[tuple[str, Encoded]]) -> None:
         self.inflight -= 1
@@ -136,7 +107,7 @@ class Journal:
             fut = self.joins.pop(jid, None)
             if fut is not None and not fut.done():
                 fut.set_result(int(entry["s"]))
-        self._drain()
+        self.drain()
 
     def presence_changed(self) -> None:
         """Who is here changed: the lobby's copy of the room is brought up to date (not a change of

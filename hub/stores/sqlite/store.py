@@ -35,7 +35,8 @@ from hub.stores.sqlite import lock
 from hub.stores.sqlite.database import Database, Step
 from hub.stores.sqlite.journal import Gate, Journal
 from hub.tables import persist, replay
-from hub.tables.room import Room, info_of, summary_of
+from hub.tables.listing import info_of, summary_of
+from hub.tables.room import Room
 from hub.tables.seat import FINISHED, PLAYING, WAITING, RoomError, epoch_ms
 
 logger = logging.getLogger("hub.stores.sqlite")
@@ -189,7 +190,7 @@ class SqliteStore(Store):
             journal.inflight -= 1
             if not done.done():
                 done.set_result(None)
-            journal._drain()  # noqa: SLF001 - the journal's first step is the room's row
+            journal.drain()  # the journal's first step is the room's row
 
         journal.inflight += 1
         self.db.push(Step(lambda db: db.execute(

@@ -85,12 +85,12 @@ def transport_limit(max_frame: int) -> int:
 def serve(settings: Settings) -> int:
     import uvicorn
 
-    from hub import fds
     from hub.edge.app import create_app
     from hub.edge.gate import protocols
+    from hub.run import fds
 
     logs.setup(settings.log_level)
-    from hub import workers
+    from hub.run import workers
 
     refused = workers.refusal(settings)
     if refused:

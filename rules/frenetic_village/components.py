@@ -202,3 +202,20 @@ def progress(army: Sequence[Army], wilds: int) -> tuple[int, int]:
     best = min(HAND, max(counts) + min(wilds, WILDCARDS))
     return best, sum(c * c for c in counts)
 
+
+GAME_ID = "frenetic_village"
+VARIANTS: tuple[str, ...] = ("single", "five_wins", "lowest_total", "battle_points")
+FIVE_WINS = 5  # the rulebook's "whoever wins 5 battles"
+
+# Where an attacker's "play" lands and what it does, for the log.
+EFFECTS: dict[str, str] = {
+    "skulls": "sends their whole hand under the draw pile; they draw 5 new cards",
+    "palla_paca_card": "exchanges one card with them",
+    "palla_paca_hand": "exchanges hands with them",
+    "two_cards": "sends 2 of their cards back into the deck",
+    "three_cards": "sends 3 of their cards back into the deck",
+    "one_card": "takes one of their cards",
+}
+SENT_BACK = {"two_cards": 2, "three_cards": 3}
+PLAY_ORDER: tuple[str, ...] = ("skulls", "three_cards", "two_cards", "one_card", "palla_paca_card",
+                               "palla_paca_hand")

@@ -1,0 +1,80 @@
+"""The hub's own players at a table: bot seats, and stand-ins for players away past their grace.
+
+A bot sees only its seat's view (it cannot cheat) and moves after a human-like pause. While every
+human seated is away, nobody moves in their names: the table waits, then ends as abandoned. Each
+move a stand-in made is noted, so the table, the end screen and the replay do not credit the
+absent player with it.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from hub.tables.audience import audience_key
+from hub.tables.seat import PLAYING
+
+if TYPE_CHECKING:
+    from hub.tables.table import Table
+
+#: `by` of an action a stand-in made for an absent player (metrics, the log entry, the replay)
+STAND_IN = "stand_in"
+
+
+class Bots:
+    def __init__(self, room: Table) -> None:
+        self.room = room
+        self.handles: dict[int, asyncio.TimerHandle] = {}
+        # the actions (places in the room's `log`) a stand-in made for an absent player, and how
+        # many per seat
+        self.stood_in: set[int] = set()
+        self.stood_in_by_seat: list[int] = [0] * len(room.seats)
+
+    def plays_itself(self, seat: int) -> bool:
+        """A bot's seat, or a stand-in's, while someone is at the table: a table whose humans have
+        all gone waits for them (and ends as abandoned after --abandon-s) rather than being played
+        out by bots in their names."""
+        s = self.room.seats[seat]
+        return (s.bot or s.stand_in) and not self.room.people.deserted()
+
+    def note_stood_in(self, index: int, seat: int) -> None:
+        if index not in self.stood_in and 0 <= seat < len(self.stood_in_by_seat):
+            self.stood_in.add(index)
+            self.stood_in_by_seat[seat] += 1
+
+    def schedule(self) -> None:
+        room = self.room
+        delay = max(0, int(room.hub_options.get("bot_delay_ms", room.settings.bot_delay_ms))) / 1000
+        for seat in room.game.active(room.state):
+            if self.plays_itself(seat) and seat not in self.handles and room.game.legal(room.state, seat):
+                pause = delay * room.rng.uniform(0.6, 1.4) if delay else 0
+                self.handles[seat] = room.rooms.loop_call_later(pause, self.move, seat)
+
+    def cancel(self, seat: int) -> None:
+        h = self.handles.pop(seat, None)
+        if h is not None:
+            h.cancel()
+
+    def cancel_all(self) -> None:
+        for seat in list(self.handles):
+            self.cancel(seat)
+
+    def move(self, seat: int) -> None:
+        room = self.room
+        self.handles.pop(seat, None)
+        if room.status != PLAYING or not self.plays_itself(seat):
+            return
+        if room.journal is not None and room.journal.busy:  # the last change is still being logged
+            self.handles[seat] = room.rooms.loop_call_later(0.01, self.move, seat)
+            return
+        view = room.audiences[audience_key(seat)].view or {}
+        action = room.game.bot_action(view, room.rng)
+        if action is None:
+            legal = room.game.legal(room.state, seat)
+            action = legal[0] if legal else None
+        if action is None:
+            return
+        by = "bot" if room.seats[seat].bot else STAND_IN
+        if not room.submit(seat, action, by=by):
+            legal = room.game.legal(room.state, seat)
+            if legal:
+                room.submit(seat, room.rng.choice(legal), by=by)

@@ -1,0 +1,58 @@
+"""What each audience sees of a Frenetic Village table: all but a seat's hand, legal actions and
+grabbed slot is public; a face-down declaring card shows nothing."""
+from __future__ import annotations
+
+import rules.frenetic_village.actions as actions
+import rules.frenetic_village.components as fc
+from rules.engine import View, json_copy
+from rules.frenetic_village.components import GAME_ID
+from rules.frenetic_village.state import State
+
+
+def seat_view(public: View, state: State, seat: int | None) -> View:
+    """All but a seat's hand, legal actions and grabbed slot is public."""
+    view = dict(public)
+    own = seat if seat is not None and isinstance(seat, int) and 0 <= seat < state.seats else None
+    if own is not None:
+        view["legal"] = actions.legal(state, own)
+        view["hand"] = [fc.face(x) for x in state.hands[own]]
+        view["grabbed_slot"] = state.exclude_slot if own == state.turn else None
+    return view
+
+
+def public_view(state: State) -> View:
+    players = []
+    for s in range(state.seats):
+        pile = state.piles[s]
+        down = state.face_down == s
+        players.append({
+            "seat": s, "hand": len(state.hands[s]), "pile": len(pile),
+            "top": fc.face(pile[-1]) if pile and not down else None, "face_down": down,
+            "wins": state.wins[s], "score": state.scores[s],
+        })
+    c = state.contest
+    contest = None if c is None else {
+        "key": c.key, "pile": c.pile, "placer": c.placer, "eligible": list(c.eligible),
+        "card": fc.face(state.piles[c.pile][-1]),
+    }
+    return {
+        "game": GAME_ID,
+        "phase": state.phase,
+        "variant": state.variant,
+        "battle": state.battle,
+        "battles": state.battles if state.variant in ("lowest_total", "battle_points") else None,
+        "players": players,
+        "active": actions.active(state),
+        "legal": [],
+        "deadline": None,
+        "result": json_copy(state.result),
+        "turn": state.turn,
+        "hand": [],
+        "grabbed_slot": None,
+        "draw_pile": len(state.draw),
+        "contest": contest,
+        "grabbable": [p for p, _ in state.queue],
+        "last_battle": json_copy(state.last_battle),
+        "log": list(state.log),
+        "log_from": state.log_from,
+    }
