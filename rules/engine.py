@@ -20,9 +20,37 @@ from typing import Any, Protocol, TypedDict
 Action = dict[str, Any]
 View = dict[str, Any]
 Event = dict[str, Any]
+#: A log entry: `[kind, *args]`, its arguments seats, numbers, card kinds (ids of the game's
+#: catalogue) and locations, never sentences: the client puts it into words in the reader's language.
+#: A room stored before entries were data may still hold sentences (str), shown as they were.
+Entry = list[Any]
+LogKinds = Mapping[str, tuple[str, ...]]
+
+#: A log holds up to LOG_KEEP entries, then drops the oldest LOG_TRIM at once, so that most moves
+#: only append to it (small JSON Patch diffs); `log_from` counts what was dropped.
+LOG_KEEP = 40
+LOG_TRIM = 20
 
 #: The seat that the hub itself acts as, for results of timed contests.
 HUB = None
+
+
+def entry(kinds: LogKinds, kind: str, args: tuple[Any, ...]) -> Entry:
+    """`[kind, *args]`. An entry of a kind the game does not declare, or with another count of
+    arguments, is a bug of the engine."""
+    names = kinds.get(kind)
+    if names is None or len(names) != len(args):
+        raise ValueError(f"log entry {kind!r} with {len(args)} arguments is not one of the game's kinds")
+    return [kind, *args]
+
+
+def log_entry(log: list[Any], kinds: LogKinds, kind: str, args: tuple[Any, ...]) -> int:
+    """Append `[kind, *args]` to a log; how many of its oldest entries were dropped."""
+    log.append(entry(kinds, kind, args))
+    if len(log) > LOG_KEEP:
+        del log[:LOG_TRIM]
+        return LOG_TRIM
+    return 0
 
 
 class IllegalAction(Exception):
@@ -89,6 +117,8 @@ class Game(Protocol):
     min_players: int
     max_players: int
     options: Mapping[str, Option]
+    #: Every kind of log entry the game writes, with its arguments' names (docs/protocol.md lists them).
+    log_kinds: LogKinds
     #: Kinds of engine events the hub relays as `event` frames to every connection of a room, in
     #: every process: only kinds whose every field is public (docs/protocol.md).
     relayed_events: frozenset[str]
@@ -105,6 +135,10 @@ class Game(Protocol):
     def bot_action(self, view: View, rng: random.Random) -> Action | None: ...
     def bot_wants(self, view: View, info: Mapping[str, Any]) -> bool: ...
     def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]: ...
+    def catalogue(self) -> dict[str, Any]:
+        """What each kind of card (or other piece) the views and the log name by id shows and means:
+        fetched once by a client (GET /api/games/<id>/catalogue), never part of a view."""
+        ...
 
 
 class BaseGame:
@@ -116,7 +150,11 @@ class BaseGame:
     min_players = 2
     max_players = 2
     options: Mapping[str, Option] = {}
+    log_kinds: LogKinds = {}
     relayed_events: frozenset[str] = frozenset()
+
+    def catalogue(self) -> dict[str, Any]:
+        return {}
 
     def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]:
         """Fill defaults and refuse unknown names or values outside their choices."""

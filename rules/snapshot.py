@@ -18,7 +18,8 @@ Every container is a list whose first item names what it was:
 
 Scalars (None, bool, int, float, str, bytes) stand as themselves. A mutable object that the state
 reaches twice would come back as two objects, so `dump` refuses it instead (the tests play every
-game at random and check each state survives the round trip).
+game at random and check each state survives the round trip). A dataclass field added since a
+snapshot was written loads with its default; any other change of fields refuses the snapshot.
 """
 from __future__ import annotations
 
@@ -146,6 +147,16 @@ def load(data: Any, types: Mapping[str, type]) -> Any:
         raise SnapshotError(f"not a snapshot: {type(e).__name__}: {e}"[:200]) from None
 
 
+def _has_default(f: dataclasses.Field[Any]) -> bool:
+    return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    """A field added since the snapshot was written, with a default: the snapshot loads with it, as a
+    state made before the field existed would have gone on (a field renamed or removed still refuses)."""
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+
+
 def _load(data: Any, types: Mapping[str, type]) -> Any:
     if isinstance(data, SCALARS):
         return data
@@ -177,11 +188,14 @@ def _load(data: Any, types: Mapping[str, type]) -> Any:
             raise SnapshotError(f"{str(rest[0])[:80]!r} is not a type of this game's state")
         pairs = rest[1:]
         given = {pairs[i]: pairs[i + 1] for i in range(0, len(pairs), 2)}
-        names = [f.name for f in dataclasses.fields(cls)]
-        if sorted(given) != sorted(names):
+        fields = dataclasses.fields(cls)
+        names = [f.name for f in fields]
+        added = {f.name: f for f in fields if f.name not in given and _has_default(f)}
+        if sorted([*given, *added]) != sorted(names):
             raise SnapshotError(f"{cls.__qualname__} has other fields now")
         obj: Any = object.__new__(cls)
         for name in names:
-            object.__setattr__(obj, name, _load(given[name], types))
+            value = _default(added[name]) if name in added else _load(given[name], types)
+            object.__setattr__(obj, name, value)
         return obj
     raise SnapshotError(f"unknown tag {tag[:8]!r} in a snapshot")

@@ -14,6 +14,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { h, render, api, toast, words, seatName, announce, ShareBox, roomLink, copyText } from "./ui.js";
 import { playAgain } from "./play_again.js";
 import { alertMe, AlertSwitches } from "./alerts.js";
+import { entryWords, loadCatalogue, plain } from "./words.js";
 
 // --- seat colours and symbols ------------------------------------------------------------------
 
@@ -82,8 +83,9 @@ let gamesList = null;
 export function loadModule(id) {
   if (!/^[a-z0-9_]+$/.test(String(id))) return Promise.resolve(generic);
   if (!modules.has(id)) {
-    modules.set(id, import(`./games/${id}.js`)
-      .then((m) => (m && m.default && typeof m.default.render === "function" ? m.default : generic))
+    // the catalogue with the module: the log names cards by their kind's id (web/words.js)
+    modules.set(id, Promise.all([import(`./games/${id}.js`), loadCatalogue(id)])
+      .then(([m]) => (m && m.default && typeof m.default.render === "function" ? m.default : generic))
       .catch(() => generic));
   }
   return modules.get(id);
@@ -102,6 +104,8 @@ export function gameName(id) {
 
 /** One log entry as text; "Seat 2" becomes the player's name, which reads better than a number. */
 export function logText(line, view) {
+  const said = entryWords(view && view.game, line, (s) => seatName(view, s));
+  if (said !== null) return plain(said);
   const text = typeof line === "string" ? line : (line && typeof line.text === "string" ? line.text : JSON.stringify(line));
   return text.replace(/\b([Ss])eat (\d+)\b/g, (all, _s, n) => {
     const p = Array.isArray(view.players) ? view.players.find((x) => x && x.seat === Number(n)) : null;
@@ -556,10 +560,20 @@ export class Frame {
   }
 
   /**
-   * One log entry in words: the module's own wording (logWords), else the entry's text with each
-   * "Seat n" turned into that player's name, their seat's colour mark as its badge.
+   * One log entry in words: an entry of data in the reader's language (web/words.js), with the
+   * module's mark for its kind (logMark); a line stored as text before entries were data in the
+   * module's words for it (logWords), else with each "Seat n" turned into that player's name.
    */
   logWords(line, view) {
+    // a player by name, with the badge the game gives their seat (its module's logSeat) or the seat's mark
+    const seat = this.mod && typeof this.mod.logSeat === "function"
+      ? (s) => this.mod.logSeat(view, this.ctx(), s) : (s) => playerTag(seatName(view, s), this.mark(s));
+    const said = entryWords(view.game, line, seat);
+    if (said !== null) {
+      const mark = this.mod && typeof this.mod.logMark === "function" ? this.mod.logMark(line) : null;
+      return mark ? [mark, " ", said] : said;
+    }
+    // a line a room stored as text, before entries were data: the module's words for it, as it was
     if (this.mod && typeof this.mod.logWords === "function") {
       try { return this.mod.logWords(line, view, this.ctx()); } catch (e) { console.error("logWords failed", e); }
     }
@@ -588,12 +602,19 @@ export class Frame {
     // the last entries slides, the entries still in it keep their elements, and only the new one is drawn.
     const seen = new Map();
     const items = [];
+    // the entries a bot wrote while playing for an absent player (log_stood_in, by their numbers)
+    const byBot = new Set(Array.isArray(view.log_stood_in) ? view.log_stood_in : []);
     for (let i = log.length - 1; i >= 0; i--) {
       const text = typeof log[i] === "string" ? log[i] : JSON.stringify(log[i]);
       const nth = seen.get(text) || 0;
       seen.set(text, nth + 1);
-      items.push(h("li", { key: `${nth}:${text}`, class: i === log.length - 1 ? "latest" : undefined, "data-n": first + i + 1 },
-        this.logWords(log[i], view)));
+      const bot = byBot.has(first + i);
+      const cls = [i === log.length - 1 ? "latest" : "", bot ? "stood-in-line" : ""].join(" ").trim();
+      items.push(h("li", { key: `${nth}:${text}`, class: cls || undefined, "data-n": first + i + 1,
+        "data-stood-in": bot ? "true" : undefined,
+        title: bot ? "A bot made this move for a player who was away" : undefined },
+      bot ? h("span", { class: "stood-in-mark", "aria-label": "A bot for an absent player:" }, "⚙ ") : null,
+      this.logWords(log[i], view)));
     }
     // At the top, new moves push the older ones down; scrolled down, the browser keeps what is read in
     // place (overflow-anchor, style.css). data-reading is the page's own, not Preact's: set here only.

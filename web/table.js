@@ -28,11 +28,15 @@
 //     onEvent(frame, ctx),          // an `event` frame arrived (contest_result, …). A module with
 //                                   // onContest or onEvent shows contest results itself; the
 //                                   // frame's own notice of them is for modules with neither
-//     logWords(entry, view, ctx) → children,
-//                                   // one entry of view.log in words (text and Preact nodes), for
-//                                   // the Moves panel and the replay's captions: the one place
-//                                   // where a game's log is put into words (default: the entry's
-//                                   // text with "Seat n" replaced by the player's name)
+//     logMark(entry) → node,        // a mark before a log entry of data ([kind, ...args]), whose
+//                                   // words come from web/i18n/<language>.js (web/words.js)
+//     logSeat(view, ctx, seat) → node,
+//                                   // a player named in the log, with the badge the game gives
+//                                   // their seat (default: the seat's mark and the name)
+//     logWords(line, view, ctx) → children,
+//                                   // a log line a room stored as text, before entries were data,
+//                                   // in words (default: the text with "Seat n" replaced by the
+//                                   // player's name)
 //     finalTable(view, ctx) → node | null,
 //                                   // the final table of the end screen (default: the ranking,
 //                                   // when there are no scoreSteps either)

@@ -89,6 +89,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/readyz", readyz),
         Route("/metrics", prometheus),
         Route("/api/games", lobby.list_games),
+        Route("/api/games/{game}/catalogue", lobby.game_catalogue, methods=["GET"]),
         Route("/api/rooms", lobby.list_rooms, methods=["GET"]),
         Route("/api/history", lobby.history, methods=["GET"]),
         Route("/api/rooms", lobby.create_room, methods=["POST"]),

@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from hub.stores.base import Store
 from hub.stores.quota import Reservation, SeatQuota
+from hub.tables.catalogues import catalogue
 from hub.tables.seat import RoomError
 
 MAX_BODY = 16 * 1024
@@ -65,6 +66,19 @@ def store_of(request: Request) -> Store:
 
 async def list_games(request: Request) -> Response:
     return JSONResponse(store_of(request).games())
+
+
+async def game_catalogue(request: Request) -> Response:
+    """A game's catalogue (hub/tables/catalogues.py): cached by the client for a day and revalidated
+    by its ETag, so a page fetches it once however many tables it opens."""
+    found = catalogue(str(request.path_params["game"]))
+    if found is None:
+        return error("no_game", "no such game", 404)
+    body, etag = found
+    headers = {"ETag": etag, "Cache-Control": "public, max-age=86400"}
+    if etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
 
 
 async def create_room(request: Request) -> Response:

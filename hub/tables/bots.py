@@ -8,13 +8,15 @@ absent player with it.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+import bisect
+from typing import TYPE_CHECKING, Any
 
 from hub.tables.audience import audience_key
 from hub.tables.seat import PLAYING
 
 if TYPE_CHECKING:
     from hub.tables.table import Table
+    from rules.engine import Game
 
 #: `by` of an action a stand-in made for an absent player (metrics, the log entry, the replay)
 STAND_IN = "stand_in"
@@ -28,6 +30,8 @@ class Bots:
         # many per seat
         self.stood_in: set[int] = set()
         self.stood_in_by_seat: list[int] = [0] * len(room.seats)
+        # the numbers of the game's log entries those moves wrote, ascending (`log_from + i`)
+        self.stood_in_log: list[int] = []
 
     def plays_itself(self, seat: int) -> bool:
         """A bot's seat, or a stand-in's, while someone is at the table: a table whose humans have
@@ -36,10 +40,18 @@ class Bots:
         s = self.room.seats[seat]
         return (s.bot or s.stand_in) and not self.room.people.deserted()
 
-    def note_stood_in(self, index: int, seat: int) -> None:
+    def note_stood_in(self, index: int, seat: int, wrote: range = range(0)) -> None:
+        """Action `index` of the room's log was a stand-in's for `seat`, and wrote the game's log
+        entries numbered `wrote`."""
         if index not in self.stood_in and 0 <= seat < len(self.stood_in_by_seat):
             self.stood_in.add(index)
             self.stood_in_by_seat[seat] += 1
+            self.note_log(wrote)
+
+    def note_log(self, wrote: range) -> None:
+        for n in wrote:
+            if not self.stood_in_log or n > self.stood_in_log[-1]:
+                self.stood_in_log.append(n)
 
     def schedule(self) -> None:
         room = self.room
@@ -78,3 +90,21 @@ class Bots:
             legal = room.game.legal(room.state, seat)
             if legal:
                 room.submit(seat, room.rng.choice(legal), by=by)
+
+
+def log_total(game: Game, state: Any) -> int:
+    """How many entries the game's log has had: the spectator's view numbers them from `log_from`."""
+    view = game.view(state, None)
+    log, start = view.get("log"), view.get("log_from")
+    return (start if isinstance(start, int) else 0) + (len(log) if isinstance(log, list) else 0)
+
+
+def mark_log(view: dict[str, Any], marks: list[int]) -> None:
+    """`log_stood_in` of a view: the numbers of the entries shown that a stand-in's move wrote, so
+    the Moves panel says which lines a bot played for an absent player (absent while none)."""
+    log, start = view.get("log"), view.get("log_from")
+    if not marks or not isinstance(log, list) or not isinstance(start, int):
+        return
+    shown = marks[bisect.bisect_left(marks, start):bisect.bisect_left(marks, start + len(log))]
+    if shown:
+        view["log_stood_in"] = shown

@@ -33,6 +33,7 @@ import jsonpatch
 import msgpack
 
 from hub.logs import log
+from hub.tables.bots import log_total
 from hub.tables.frames import Encoded
 from hub.tables.room import STAND_IN, Room
 from hub.tables.seat import FINISHED, PLAYING, epoch_ms
@@ -108,6 +109,7 @@ def snapshot_of(room: Room, n: int, recent: list[list[Any]]) -> bytes:
                  "log": [[seat, action] for seat, action in room.log],
                  "recent": recent, "ts": epoch_ms(), "abandoned": room.abandoned,
                  "stood": sorted(room.bots.stood_in),
+                 "stood_log": list(room.bots.stood_in_log),
                  "chat": list(room.chat.lines)})
 
 
@@ -174,6 +176,9 @@ def restore(house: House, rid: str, rec_b: bytes, snap_b: bytes, entries: list[t
         actor = room.log[index][0] if isinstance(index, int) and 0 <= index < len(room.log) else None
         if actor is not None:
             room.bots.note_stood_in(index, actor)
+    for n in snap.get("stood_log") or []:
+        if isinstance(n, int):
+            room.bots.note_log(range(n, n + 1))
     room.abandoned = bool(snap.get("abandoned"))
     for line in snap.get("chat") or []:
         room.chat.add(line)
@@ -235,14 +240,17 @@ def apply_entry(room: Room, e: dict[str, Any], views: dict[str, list[Any]], fres
     (patched, or with `fresh_views` only counted, and dropped to be made afresh)."""
     k = e["k"]
     if k == "act":
+        by_stand_in = e.get("by") == STAND_IN and isinstance(e.get("s"), int)
+        written_from = log_total(room.game, room.state) if by_stand_in else 0
         try:
             room.game.apply(room.state, e.get("s"), dict(e["a"]))
         except Exception as err:
             raise Corrupt(f"room {room.rid}: entry {e['n']} no longer applies: {err!r}") from err
         room.log.append((e.get("s"), e["a"]))
         room.actions += 1
-        if e.get("by") == STAND_IN and isinstance(e.get("s"), int):
-            room.bots.note_stood_in(len(room.log) - 1, int(e["s"]))
+        if by_stand_in:
+            room.bots.note_stood_in(len(room.log) - 1, int(e["s"]),
+                                    range(written_from, log_total(room.game, room.state)))
     elif k == "join":
         seat = room.seats[int(e["s"])]
         seat.name, seat.token_hash = e["nm"], e["th"]

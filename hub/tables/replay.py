@@ -11,13 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from hub.tables.audience import diff
+from hub.tables.bots import log_total, mark_log
 from hub.tables.room import STAND_IN, Room
 
 
-def spectator_view(room: Room, state: Any, stood_in: list[int] | None = None) -> dict[str, Any]:
-    """What a spectator saw: the engine's view with the players' names, and how many of each seat's
-    moves a stand-in had made by then (as the live table showed it)."""
+def spectator_view(room: Room, state: Any, stood_in: list[int] | None = None,
+                   marks: list[int] | None = None) -> dict[str, Any]:
+    """What a spectator saw: the engine's view with the players' names, how many of each seat's
+    moves a stand-in had made by then and the log entries they wrote (as the live table showed it)."""
     view = room.game.view(state, None)
+    mark_log(view, marks or [])
     for p in view.get("players") or []:
         if isinstance(p, dict) and isinstance(p.get("seat"), int) and 0 <= p["seat"] < len(room.seats):
             p["name"] = room.seats[p["seat"]].name
@@ -34,12 +37,15 @@ def build(room: Room) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     shown = [0]  # after i actions, how many steps a replay shows
     stood_in = [0] * len(room.seats)
+    marks: list[int] = []
     for i, (seat, action) in enumerate(room.log):
-        room.game.apply(state, seat, dict(action))
         by_stand_in = i in room.bots.stood_in  # a stand-in acts for a seat: never the hub's own step
+        written_from = log_total(room.game, state) if by_stand_in else 0
+        room.game.apply(state, seat, dict(action))
         if by_stand_in and seat is not None:
             stood_in[seat] += 1
-        view = spectator_view(room, state, stood_in)
+            marks += range(written_from, log_total(room.game, state))
+        view = spectator_view(room, state, stood_in, marks)
         ops = diff(prev, view)
         if ops:
             # a move a bot made for an absent player says so (`by`), as the live table did

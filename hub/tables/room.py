@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hub.logs import log
 from hub.tables import chat as table_chat
 from hub.tables.audience import Audience, audience_key
-from hub.tables.bots import STAND_IN, Bots
+from hub.tables.bots import STAND_IN, Bots, log_total
 from hub.tables.chat import ChatLog
 from hub.tables.clock import Clock
 from hub.tables.contests import ContestRunner
@@ -235,6 +235,8 @@ class Room:
             started = time.perf_counter()
             try:
                 kept = keepable(action)
+                # which entries of the game's log a stand-in's move writes, to mark them as a bot's
+                written_from = log_total(self.game, self.state) if by == STAND_IN else 0
                 events = self.game.apply(self.state, seat, action)
             except IllegalAction as e:
                 code, message = e.code, e.message
@@ -246,7 +248,8 @@ class Room:
                 self.log.append((seat, kept))
                 self.actions += 1
                 if by == STAND_IN and seat is not None:
-                    self.bots.note_stood_in(len(self.log) - 1, seat)
+                    self.bots.note_stood_in(len(self.log) - 1, seat,
+                                            range(written_from, log_total(self.game, self.state)))
                 self.metrics.actions.labels(self.game.id, by).inc()
                 self.refresh({"k": "act", "s": seat, "a": kept, "by": by, "aid": aid})
                 self.relay_events(events)

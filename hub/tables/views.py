@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hub.tables.bots import mark_log
 from hub.tables.listing import abandoned_result
 from hub.tables.seat import FINISHED, WAITING
 
@@ -35,6 +36,7 @@ def compose(room: Table, view: dict[str, Any], seat: int | None,
         presence = room.people.seats() if presence is None else presence
         for p in mine:
             p.update(presence[p["seat"]])
+    mark_log(view, room.bots.stood_in_log)
     if room.abandoned:
         view["abandoned"] = True
         view["result"] = abandoned_result(view, len(seats))

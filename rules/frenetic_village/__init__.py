@@ -33,11 +33,12 @@ from typing import Any
 
 import rules.frenetic_village.actions as actions
 import rules.frenetic_village.bot as bot
+import rules.frenetic_village.components as components
 import rules.frenetic_village.flow as flow
 import rules.frenetic_village.view as view
 from rules.engine import Action, Contest, Event, Option, PublicViews, Result, View
 from rules.frenetic_village.components import GAME_ID, VARIANTS
-from rules.frenetic_village.state import State
+from rules.frenetic_village.state import LOG_KINDS, State
 
 
 class FreneticVillage(PublicViews):
@@ -63,6 +64,11 @@ class FreneticVillage(PublicViews):
                     "doc": "number of battles for lowest_total and battle_points",
                     "when": {"variant": ["lowest_total", "battle_points"]}},
     }
+
+    log_kinds = LOG_KINDS
+
+    def catalogue(self) -> dict[str, Any]:
+        return {"cards": components.catalogue()}
 
     def setup(self, seats: int, seed: int, options: Mapping[str, Any]) -> State:
         opts = self.check_options(seats, options)

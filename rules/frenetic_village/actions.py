@@ -8,7 +8,7 @@ import rules.frenetic_village.bot as bot
 import rules.frenetic_village.components as fc
 import rules.frenetic_village.flow as flow
 from rules.engine import HUB, Action, Contest, Event, IllegalAction
-from rules.frenetic_village.components import EFFECTS, SENT_BACK
+from rules.frenetic_village.components import SENT_BACK
 from rules.frenetic_village.state import State
 
 
@@ -104,12 +104,12 @@ def _do_draw(state: State, seat: int) -> list[Event]:
     if state.phase == "draw":
         flow.draw_one(state, seat)
         state.phase = "play"
-        state.say(f"{flow.seat_name(seat)} draws a card.")
+        state.say("draws", seat, 1)
         return [{"type": "draw", "seat": seat, "cards": 1}]
     n = fc.HAND - len(state.hands[seat])
     for _ in range(n):
         flow.draw_one(state, seat)
-    state.say(f"{flow.seat_name(seat)} draws {n} card{'s' if n > 1 else ''}.")
+    state.say("draws", seat, n)
     if not flow.short(state):
         flow.begin_turn(state, (state.turn + 1) % state.seats)
     return [{"type": "draw", "seat": seat, "cards": n}]
@@ -119,7 +119,7 @@ def _discard(state: State, seat: int, slot: int) -> list[Event]:
     card = state.hands[seat].pop(slot)
     state.piles[seat].append(card)
     state.queue.append((seat, seat))
-    state.say(f"{flow.seat_name(seat)} discards {fc.name(card)}.")
+    state.say("discards", seat, fc.kind_id(card))
     flow.after_placement(state)
     return [{"type": "discard", "seat": seat, "card": fc.face(card)}]
 
@@ -131,8 +131,7 @@ def _play(state: State, seat: int, action: Action) -> list[Event]:
     state.exclude_slot = None
     k = fc.kind(card)
     victim = state.hands[target]
-    state.say(f"{flow.seat_name(seat)} plays {fc.name(card)} on {flow.seat_name(target)}'s pile and "
-                     f"{EFFECTS[k]}.")
+    state.say("plays", seat, fc.kind_id(card), target)
     if k == "skulls":
         # "They must then draw 5 new cards": with fewer than five above the bottom, where the
         # victim's own cards go, the discard piles refill the pile first (as when it runs out).
@@ -190,7 +189,7 @@ def _contest_result(state: State, action: Any) -> list[Event]:
     state.contest = None
     top = state.piles[c.pile][-1]
     if winner is None:
-        state.say(f"Nobody grabs {fc.name(top)}.")
+        state.say("no_grab", fc.kind_id(top))
         flow.after_placement(state)
         return [{"type": "grab", "contest": key, "winner": None}]
     state.piles[c.pile].pop()
@@ -200,7 +199,7 @@ def _contest_result(state: State, action: Any) -> list[Event]:
     state.phase = "discard"
     state.exclude_slot = len(state.hands[winner]) - 1
     state.actions_allowed = False  # "must discard another card": a discard, not an action play
-    state.say(f"{flow.seat_name(winner)} grabs {fc.name(top)} from {flow.seat_name(c.pile)}'s pile.")
+    state.say("grabs", winner, fc.kind_id(top), c.pile)
     return [{"type": "grab", "contest": key, "winner": winner, "card": fc.face(top)}]
 
 
@@ -229,9 +228,7 @@ def _declare(state: State, seat: int, slot: int) -> list[Event]:
         "hands": [[fc.face(c) for c in h] if s != seat else [] for s, h in enumerate(state.hands)],
         "added": added,
     }
-    cards = ", ".join(fc.name(c) for c in hand)
-    state.say(f"{flow.seat_name(seat)} places a card face down: {fc.COMBINATION_NAMES[combo]} "
-                     f"({cards}). {flow.seat_name(seat)} wins battle {state.battle}!")
+    state.say("declares", seat, combo, [fc.kind_id(c) for c in hand], state.battle)
     events: list[Event] = [{"type": "declare", "seat": seat, "combination": combo,
                             "hand": state.last_battle["hand"]}]
     if flow.over(state, seat):
@@ -239,7 +236,7 @@ def _declare(state: State, seat: int, slot: int) -> list[Event]:
         best = min(state.scores) if state.variant == "lowest_total" else max(state.scores)
         winners = [s for s in range(state.seats) if state.scores[s] == best]
         state.result = {"winners": winners, "scores": list(state.scores)}
-        state.say("The game is over: " + ", ".join(flow.seat_name(s) for s in winners) + " won.")
+        state.say("over", list(winners))
         return events
     state.battle += 1
     flow.start_battle(state, seat)  # the winner of a battle starts the next

@@ -109,6 +109,22 @@ def name(card: int) -> str:
     return str(face(card)["name"])
 
 
+def kind_id(card: int) -> str:
+    """The card's kind in the catalogue: "humans-3" for an army card, else its kind ("skulls",
+    "wild"). Every card of a kind has the same id, so the id follows no physical card."""
+    k, race, value = CARDS[card]
+    return f"{RACES[race]}-{value}" if k == "army" else k
+
+
+def catalogue() -> dict[str, dict[str, Any]]:
+    """Every kind of card by its id, as the log names them."""
+    out: dict[str, dict[str, Any]] = {}
+    for card in range(DECK_SIZE):
+        shown = face(card)
+        out.setdefault(kind_id(card), {k: v for k, v in shown.items() if k != "name"})
+    return out
+
+
 # --- combinations -------------------------------------------------------------------------------
 
 Army = tuple[int, int]  # (race index, value)
@@ -207,15 +223,6 @@ GAME_ID = "frenetic_village"
 VARIANTS: tuple[str, ...] = ("single", "five_wins", "lowest_total", "battle_points")
 FIVE_WINS = 5  # the rulebook's "whoever wins 5 battles"
 
-# Where an attacker's "play" lands and what it does, for the log.
-EFFECTS: dict[str, str] = {
-    "skulls": "sends their whole hand under the draw pile; they draw 5 new cards",
-    "palla_paca_card": "exchanges one card with them",
-    "palla_paca_hand": "exchanges hands with them",
-    "two_cards": "sends 2 of their cards back into the deck",
-    "three_cards": "sends 3 of their cards back into the deck",
-    "one_card": "takes one of their cards",
-}
 SENT_BACK = {"two_cards": 2, "three_cards": 3}
 PLAY_ORDER: tuple[str, ...] = ("skulls", "three_cards", "two_cards", "one_card", "palla_paca_card",
                                "palla_paca_hand")

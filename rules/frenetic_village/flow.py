@@ -7,10 +7,6 @@ from rules.frenetic_village.components import FIVE_WINS
 from rules.frenetic_village.state import OpenContest, State
 
 
-def seat_name(s: int) -> str:
-    return f"Seat {s}"
-
-
 def start_battle(state: State, starter: int) -> None:
     deck = list(range(fc.DECK_SIZE))
     state.rng.shuffle(deck)
@@ -21,7 +17,7 @@ def start_battle(state: State, starter: int) -> None:
     state.contest = None
     state.face_down = None
     begin_turn(state, starter)
-    state.say(f"Battle {state.battle} begins; {seat_name(starter)} starts.")
+    state.say("battle", state.battle, starter)
 
 
 def begin_turn(state: State, seat: int) -> None:
@@ -38,7 +34,7 @@ def draw_one(state: State, seat: int) -> None:
         state.draw = cards
         state.piles = [[] for _ in range(state.seats)]
         state.queue = []
-        state.say("The draw pile ran out: every discard pile is shuffled into a new one.")
+        state.say("reshuffled")
     if state.draw:  # always true: at most 41 of the 62 cards are ever in hands
         state.hands[seat].append(state.draw.pop())
 
@@ -58,7 +54,7 @@ def at_least(state: State, n: int) -> None:
     state.piles = [[] for _ in range(state.seats)]
     state.queue = []
     state.face_down = None
-    state.say("The draw pile runs short: every discard pile is shuffled in under it.")
+    state.say("short")
 
 
 def short(state: State) -> list[int]:

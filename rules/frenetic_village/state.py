@@ -5,10 +5,22 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.engine import Result
+from rules.engine import LogKinds, Result, log_entry
 
-LOG_KEEP = 40  # the log grows to this many entries, then drops the oldest half at once,
-LOG_TRIM = 20  # so that most moves only append to it (small JSON Patch diffs)
+#: Every kind of log entry, with its arguments (docs/protocol.md). A card is its kind's id in the
+#: catalogue (components.kind_id), never a physical card's.
+LOG_KINDS: LogKinds = {
+    "battle": ("battle", "starter"),
+    "reshuffled": (),
+    "short": (),
+    "draws": ("seat", "cards"),
+    "discards": ("seat", "card"),
+    "plays": ("seat", "card", "target"),
+    "no_grab": ("card",),
+    "grabs": ("seat", "card", "pile"),
+    "declares": ("seat", "combination", "hand", "battle"),
+    "over": ("winners",),
+}
 
 
 @dataclass
@@ -40,12 +52,9 @@ class State:
     scores: list[int] = field(default_factory=list)
     last_battle: dict[str, Any] | None = None
     face_down: int | None = None  # the seat whose pile top is the face-down declaring card
-    log: list[str] = field(default_factory=list)
+    log: list[Any] = field(default_factory=list)
     log_from: int = 0
     result: Result | None = None
 
-    def say(self, text: str) -> None:
-        self.log.append(text)
-        if len(self.log) > LOG_KEEP:
-            del self.log[:LOG_TRIM]
-            self.log_from += LOG_TRIM
+    def say(self, kind: str, *args: Any) -> None:
+        self.log_from += log_entry(self.log, LOG_KINDS, kind, args)

@@ -53,6 +53,6 @@ def public_view(state: State) -> View:
         "contest": contest,
         "grabbable": [p for p, _ in state.queue],
         "last_battle": json_copy(state.last_battle),
-        "log": list(state.log),
+        "log": json_copy(state.log),
         "log_from": state.log_from,
     }

@@ -8,10 +8,11 @@ from typing import Any, cast
 
 import rules.frenzy_falls.actions as actions
 import rules.frenzy_falls.bot as bot
+import rules.frenzy_falls.components as components
 import rules.frenzy_falls.flow as flow
 import rules.frenzy_falls.view as view
 from rules.engine import Action, Event, IllegalAction, PublicViews, Result, View
-from rules.frenzy_falls.state import State
+from rules.frenzy_falls.state import LOG_KINDS, State
 
 
 class FrenzyFalls(PublicViews):
@@ -21,6 +22,10 @@ class FrenzyFalls(PublicViews):
     min_players = 2
     max_players = 6
     options: Mapping[str, Any] = {}
+    log_kinds = LOG_KINDS
+
+    def catalogue(self) -> dict[str, Any]:
+        return components.catalogue()
 
     def setup(self, seats: int, seed: int, options: Mapping[str, Any]) -> State:
         self.check_options(seats, options)
@@ -41,7 +46,7 @@ class FrenzyFalls(PublicViews):
         fresh = state.log_total - before
         # Log lines are public by construction, so they double as the action's events. The trim
         # comes after they are read, so a long cascade returns every line it wrote.
-        events: list[Event] = [{"kind": "log", "text": t} for t in state.log[len(state.log) - fresh:]]
+        events: list[Event] = [{"kind": "log", "entry": e} for e in state.log[len(state.log) - fresh:]]
         state.trim_log()
         return events
 

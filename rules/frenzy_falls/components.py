@@ -82,6 +82,29 @@ assert len(WATERFALL_DECK) == 15 and len(SCORE_CARDS) == 32
 assert all(s.water < SPILL_AT for s in SCORE_CARDS)
 
 
+#: Every kind of Waterfall card and of Score card, in the decks' order: a card's kind is its place
+#: here (the catalogue's id), the same for every card of that face.
+FACES: tuple[Card, ...] = tuple(dict.fromkeys(WATERFALL_DECK))
+SCORE_FACES: tuple[ScoreCard, ...] = tuple(dict.fromkeys(SCORE_CARDS))
+
+
+def face_id(card: Card) -> int:
+    return FACES.index(card)
+
+
+def score_id(card: ScoreCard) -> int:
+    return SCORE_FACES.index(card)
+
+
+def catalogue() -> dict[str, dict[str, dict[str, int | str | None]]]:
+    """Every kind of Waterfall card (`cards`) and of Score card (`scores`) by its id."""
+    return {
+        "cards": {str(i): {"water": c.water, "influence": c.influence, "action": c.action}
+                  for i, c in enumerate(FACES)},
+        "scores": {str(i): {"water": s.water, "points": s.points} for i, s in enumerate(SCORE_FACES)},
+    }
+
+
 def pool_count(seats: int) -> int:
     """One Pool per player, three with two players."""
     return 3 if seats == 2 else seats

@@ -22,35 +22,17 @@ from rules.frenzy_falls.components import (
     SCORE_DECK_SIZE,
     SPILL_AT,
     WATERFALL_DECK,
-    Card,
-    ScoreCard,
+    face_id,
     plays_per_round,
     pool_count,
+    score_id,
 )
 from rules.frenzy_falls.state import Pending, Player, Pool, PoolCard, Spill, State
 
 
-def card_count(n: int) -> str:
-    """"1 card", "3 cards": the log says what it counted, never "card(s)"."""
-    return f"{n} card" if n == 1 else f"{n} cards"
-
-
-def describe(card: Card) -> str:
-    if card.action is not None:
-        return f"a {card.action} ({card.water} water, {card.influence} influence)"
-    return f"a {card.water} ({card.influence} influence)"
-
-
-def describe_score(card: ScoreCard) -> str:
-    return f"{card.points} point{'s' if card.points != 1 else ''}, {card.water} water"
-
-
-def describe_in_pool(state: State, pc: PoolCard) -> str:
-    """A pool card as every viewer may see it: a face-down card shows only its back."""
-    owner = state.name(pc.seat)
-    if pc.up:
-        return f"{owner}'s {describe(pc.card).removeprefix('a ')}"
-    return f"a face-down {owner} card"
+def shown_id(pc: PoolCard) -> int | None:
+    """A pool card's kind as every viewer may see it: None for a face-down card (its back only)."""
+    return face_id(pc.card) if pc.up else None
 
 
 # --- setup -----------------------------------------------------------------------------------
@@ -72,7 +54,7 @@ def setup(seats: int, seed: int) -> State:
     state = State(seats, rng, players, pools, score_deck, first)
     for seat in range(seats):
         draw_up(state, seat)
-    state.note(f"The game begins: {state.name(first)} has the First Player card.")
+    state.note("begins", first)
     start_round(state)
     return state
 
@@ -88,7 +70,7 @@ def draw_up(state: State, seat: int) -> int:
             player.deck = player.discard
             player.discard = []
             state.rng.shuffle(player.deck)
-            state.note(f"{player.falls} shuffles their discard pile into a new deck.")
+            state.note("reshuffles", seat)
         player.hand.append(player.deck.pop())
         drawn += 1
     return drawn
@@ -100,7 +82,7 @@ def start_round(state: State) -> None:
     n = state.seats
     state.turns = [(state.first + k) % n for _ in range(plays_per_round(n)) for k in range(n)]
     state.spills_by_round.append(0)
-    state.note(f"Round {state.round}: {state.name(state.first)} plays first.")
+    state.note("round", state.round, state.first)
     next_turn(state)
 
 
@@ -108,13 +90,13 @@ def next_turn(state: State) -> None:
     """Pass the turn on; a player with an empty hand has nothing to play and is passed over."""
     while state.turns and not state.players[state.turns[0]].hand:
         seat = state.turns.pop(0)
-        state.note(f"{state.name(seat)} has no card in hand and plays nothing.")
+        state.note("no_card", seat)
     if state.turns:
         state.phase = "play"
         return
     state.cursor = 0
     state.passes = 1
-    state.note("All cards are played: the reveal begins at Pool 1.")
+    state.note("reveal_begins")
     advance(state)
 
 
@@ -122,7 +104,7 @@ def play(state: State, seat: int, hand_index: int, pool: int) -> None:
     card = state.players[seat].hand.pop(hand_index)
     state.pools[pool].cards.append(PoolCard(seat, card, up=False))
     state.turns.pop(0)
-    state.note(f"{state.name(seat)} plays a card face down to Pool {pool + 1}.")
+    state.note("plays", seat, pool)
     next_turn(state)
 
 
@@ -140,7 +122,7 @@ def advance(state: State) -> None:
                 return
             state.cursor = 0
             state.passes += 1
-            state.note(f"Back to Pool 1 (pass {state.passes}).")
+            state.note("pass", state.passes)
             continue
         pool = state.pools[state.cursor]
         down = next((i for i, pc in enumerate(pool.cards) if not pc.up), None)
@@ -182,7 +164,7 @@ def below(state: State, pool: int) -> int | None:
 def reveal(state: State, pool: int, pos: int) -> None:
     pc = state.pools[pool].cards[pos]
     pc.up = True
-    state.note(f"Pool {pool + 1}: {state.name(pc.seat)} reveals {describe(pc.card)}.")
+    state.note("reveals", pool, pc.seat, face_id(pc.card))
     resolve(state, pool, pos)
 
 
@@ -195,7 +177,7 @@ def resolve(state: State, pool: int, pos: int) -> None:
         if not hand:
             # chosen here: the rulebook does not say what a PROXY does with an empty hand; it stays,
             # face up, with its own water and influence (docs/frenzy_falls.md, Readings).
-            state.note(f"{state.name(seat)} has no card in hand: the PROXY stays.")
+            state.note("proxy_stays", seat)
         elif len(hand) == 1:
             do_proxy(state, pool, pos, 0)
         else:
@@ -203,7 +185,7 @@ def resolve(state: State, pool: int, pos: int) -> None:
     elif action == BUMP:
         sides = bump_sides(state, pool, pos)
         if not sides:
-            state.note("The BUMP has no card to move.")
+            state.note("bump_nothing")
         elif len(sides) == 1:
             do_bump(state, pool, pos, sides[0])
         else:
@@ -211,7 +193,7 @@ def resolve(state: State, pool: int, pos: int) -> None:
     elif action == PULL:
         options = pull_options(state, pool)
         if not options:
-            state.note("The PULL finds no card in another Pool.")
+            state.note("pull_nothing")
         elif len(options) == 1:
             do_pull(state, pool, *options[0])
         else:
@@ -224,7 +206,7 @@ def do_proxy(state: State, pool: int, pos: int, hand_index: int) -> None:
     player.discard.append(pc.card)
     card = player.hand.pop(hand_index)
     state.pools[pool].cards[pos] = PoolCard(pc.seat, card, up=True)
-    state.note(f"{player.falls}'s PROXY is discarded and replaced by {describe(card)} from hand.")
+    state.note("proxy", pc.seat, face_id(card))
     resolve(state, pool, pos)
 
 
@@ -244,7 +226,7 @@ def do_bump(state: State, pool: int, pos: int, side: str) -> None:
     assert target is not None
     moved = state.pools[pool].cards.pop(pos - 1 if side == "left" else pos + 1)
     state.pools[target].cards.append(moved)
-    state.note(f"The BUMP moves {describe_in_pool(state, moved)} to the end of Pool {target + 1}.")
+    state.note("bump", moved.seat, shown_id(moved), target)
 
 
 def pull_options(state: State, pool: int) -> list[tuple[int, int]]:
@@ -254,10 +236,7 @@ def pull_options(state: State, pool: int) -> list[tuple[int, int]]:
 def do_pull(state: State, pool: int, source: int, pos: int) -> None:
     moved = state.pools[source].cards.pop(pos)
     state.pools[pool].cards.append(moved)
-    state.note(
-        f"The PULL moves {describe_in_pool(state, moved)} from Pool {source + 1} "
-        f"to the end of Pool {pool + 1}."
-    )
+    state.note("pull", moved.seat, shown_id(moved), source, pool)
 
 
 # --- spillovers ------------------------------------------------------------------------------
@@ -281,23 +260,20 @@ def start_spill(state: State, index: int) -> None:
     won = pool.score
     state.players[winner].won.append(won)
     state.spills_by_round[-1] += 1
-    state.note(
-        f"Pool {index + 1} spills over at {pool.water()} water: {state.name(winner)} wins the "
-        f"Score card ({describe_score(won)}) with {best} influence."
-    )
+    state.note("spills", index, pool.water(), winner, score_id(won), best)
     if state.score_deck:
         pool.score = state.score_deck.pop(0)
-        state.note(f"Pool {index + 1} gets a new Score card ({describe_score(pool.score)}).")
+        state.note("new_score", index, score_id(pool.score))
     else:
         pool.score = None
         if not state.end_triggered:
-            state.note("No Score card is left to replace it: the game ends after this round.")
+            state.note("last_round")
         state.end_triggered = True
     mine = [pc for pc in pool.cards if pc.seat == winner]
     state.players[winner].discard.extend(pc.card for pc in mine)
     pool.cards = [pc for pc in pool.cards if pc.seat != winner]
     if mine:
-        state.note(f"{state.name(winner)} discards {card_count(len(mine))} from Pool {index + 1}.")
+        state.note("winner_discards", winner, len(mine), index)
     state.spill = Spill(index, winner, [seat for seat in totals if seat != winner])
 
 
@@ -323,7 +299,7 @@ def continue_spill(state: State) -> None:
         state.players[pc.seat].discard.append(pc.card)
     if pool.cards:
         n = len(pool.cards)
-        state.note(f"The other {card_count(n)} in Pool {spill.pool + 1} {'is' if n == 1 else 'are'} discarded.")
+        state.note("rest_discarded", n, spill.pool)
     pool.cards = []
     state.spill = None
     state.cursor = spill.pool + 1
@@ -337,10 +313,10 @@ def do_spill_move(state: State, pos: int) -> None:
     moved = state.pools[spill.pool].cards.pop(pos)
     if target is None:
         state.players[seat].discard.append(moved.card)
-        state.note(f"{state.name(seat)} discards {describe(moved.card)}: no Pool is left to move it to.")
+        state.note("cascade_discards", seat, face_id(moved.card))
         return
     state.pools[target].cards.append(moved)
-    state.note(f"{state.name(seat)} moves {describe(moved.card)} to the end of Pool {target + 1}.")
+    state.note("cascade", seat, face_id(moved.card), target)
 
 
 # --- round end and game end ------------------------------------------------------------------
@@ -355,7 +331,7 @@ def end_reveal(state: State) -> None:
     for seat, player in enumerate(state.players):
         if not player.hand:
             state.discards[seat] = []
-    state.note(f"Round {state.round} ends: each player may discard cards before drawing to {HAND_SIZE}.")
+    state.note("round_ends", state.round, HAND_SIZE)
     if len(state.discards) == state.seats:
         end_round(state)
 
@@ -373,7 +349,7 @@ def end_round(state: State) -> None:
         player.discard.extend(c for i, c in enumerate(player.hand) if i in chosen)
         player.hand = [c for i, c in enumerate(player.hand) if i not in chosen]
         drawn = draw_up(state, seat)
-        state.note(f"{player.falls} discards {card_count(len(chosen))} and draws {drawn}.")
+        state.note("refills", seat, len(chosen), drawn)
     state.discards = {}
     state.first = (state.first + 1) % state.seats
     state.round += 1
@@ -389,6 +365,4 @@ def finish(state: State) -> None:
     best = max(zip(points, counts, strict=True))
     winners = [s for s in range(state.seats) if (points[s], counts[s]) == best]
     state.result = {"winners": winners, "scores": points, "score_cards": counts}
-    names = ", ".join(state.name(s) for s in winners)
-    state.note(f"The game is over after round {state.round}: {names} "
-               f"{'wins' if len(winners) == 1 else 'share the victory'}.")
+    state.note("over", state.round, list(winners))

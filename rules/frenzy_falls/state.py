@@ -5,7 +5,37 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.engine import LogKinds, entry
 from rules.frenzy_falls.components import Card, ScoreCard
+
+#: Every kind of log entry, with its arguments (docs/protocol.md). Pools are numbered from 0; a card
+#: is its kind's id in the catalogue (`cards`, `scores`), None for a card moved face down.
+LOG_KINDS: LogKinds = {
+    "begins": ("first",),
+    "reshuffles": ("seat",),
+    "round": ("round", "first"),
+    "no_card": ("seat",),
+    "plays": ("seat", "pool"),
+    "reveal_begins": (),
+    "pass": ("pass",),
+    "reveals": ("pool", "seat", "card"),
+    "proxy_stays": ("seat",),
+    "bump_nothing": (),
+    "pull_nothing": (),
+    "proxy": ("seat", "card"),
+    "bump": ("owner", "card", "to"),
+    "pull": ("owner", "card", "from", "to"),
+    "spills": ("pool", "water", "seat", "score", "influence"),
+    "new_score": ("pool", "score"),
+    "last_round": (),
+    "winner_discards": ("seat", "cards", "pool"),
+    "rest_discarded": ("cards", "pool"),
+    "cascade_discards": ("seat", "card"),
+    "cascade": ("seat", "card", "to"),
+    "round_ends": ("round", "hand"),
+    "refills": ("seat", "discarded", "drawn"),
+    "over": ("round", "winners"),
+}
 
 #: Once an action is done the log keeps up to LOG_KEEP entries, dropping the oldest LOG_TRIM at once
 #: (as often as needed): most moves then only append to the view's log (one small `add`), where a
@@ -92,16 +122,16 @@ class State:
     #: Round-end choices already made (seat -> hand indices), hidden until every seat has chosen.
     discards: dict[int, list[int]] = field(default_factory=dict)
     end_triggered: bool = False
-    log: list[str] = field(default_factory=list)
+    log: list[Any] = field(default_factory=list)
     log_total: int = 0
     #: Spillovers per finished or running round, for the figures in docs (public anyway).
     spills_by_round: list[int] = field(default_factory=list)
     result: dict[str, Any] | None = None
 
-    def note(self, text: str) -> None:
-        """Write a log line. The trim waits for `trim_log`, once the action is over, so that every
-        line an action wrote is still there to be returned as its events."""
-        self.log.append(text)
+    def note(self, kind: str, *args: Any) -> None:
+        """Write a log entry. The trim waits for `trim_log`, once the action is over, so that every
+        entry an action wrote is still there to be returned as its events."""
+        self.log.append(entry(LOG_KINDS, kind, args))
         self.log_total += 1
 
     def trim_log(self) -> None:

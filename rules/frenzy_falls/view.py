@@ -96,6 +96,6 @@ def public_view(state: State, game_id: str) -> View:
         "hand": None,
         "discard_pile": None,
         "discarding": None,
-        "log": list(state.log),
+        "log": json_copy(state.log),
         "log_from": state.log_total - len(state.log),
     }

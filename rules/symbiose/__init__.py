@@ -16,7 +16,7 @@ import rules.symbiose.view as view
 from rules.engine import Action, Event, IllegalAction, Option, PublicViews, Result, View
 from rules.symbiose.components import MODES
 from rules.symbiose.scoring import outcome
-from rules.symbiose.state import State
+from rules.symbiose.state import LOG_KINDS, State
 
 
 class Symbiose(PublicViews):
@@ -40,6 +40,11 @@ class Symbiose(PublicViews):
             },
         }
     }
+
+    log_kinds = LOG_KINDS
+
+    def catalogue(self) -> dict[str, Any]:
+        return view.catalogue()
 
     def check_options(self, seats: int, options: Mapping[str, Any]) -> dict[str, Any]:
         mode = options.get("mode")

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from rules.engine import Action, Event, IllegalAction
-from rules.symbiose.components import DECK, POND, ROUNDS, card_text
+from rules.symbiose.components import DECK, POND, ROUNDS
 from rules.symbiose.scoring import outcome, score
 from rules.symbiose.state import State
 
@@ -21,7 +21,7 @@ def setup(seats: int, seed: int, mode: str) -> State:
     river, deck = rest[:river_size], rest[river_size:]
     river_up = [i < 4 for i in range(river_size)]
     state = State(seats, mode, rng, deck, ponds, [[False] * POND for _ in range(seats)], river, river_up)
-    state.log.append(f"Symbiose ({mode}) for {seats}: each flips one card to begin.")
+    state.say("start", mode, seats)
     return state
 
 
@@ -93,7 +93,7 @@ def apply(state: State, seat: int | None, action: Any) -> list[Event]:
     assert seat is not None
     if kind == "flip":
         state.up[seat][slot] = True
-        state.say(f"Seat {seat} flipped slot {slot}: {card_text(state.ponds[seat][slot])}.")
+        state.say("flip", seat, slot, state.ponds[seat][slot])
         events: list[Event] = [{"type": "flip", "seat": seat, "slot": slot}]
         _end_turn(state)
         return events
@@ -101,10 +101,7 @@ def apply(state: State, seat: int | None, action: Any) -> list[Event]:
     was_up, river_was_up = state.up[seat][slot], state.river_up[river]
     state.ponds[seat][slot], state.up[seat][slot] = taken, True
     state.river[river], state.river_up[river] = given, True
-    where = "" if river_was_up else "face-down "
-    face = "" if was_up else "face-down "
-    state.say(f"Seat {seat} took {where}river {river}, {card_text(taken)}, for its "
-                     f"{face}slot {slot}, {card_text(given)}.")
+    state.say("swap", seat, river, taken, river_was_up, slot, given, was_up)
     events = [{"type": "swap", "seat": seat, "slot": slot, "river": river}]
     if was_up and not all(state.up[seat]):
         state.phase = "forced_flip"
@@ -130,7 +127,4 @@ def _finish(state: State) -> None:
     state.river_up[:] = [True] * len(state.river)
     state.slot_points = score(state.ponds, state.river, state.mode)
     state.scores = [sum(points) for points in state.slot_points]
-    res = outcome(state.scores, state.mode)
-    text = ", ".join(f"seat {s} {v}" for s, v in enumerate(state.scores))
-    wins = " and ".join(str(s) for s in res["winners"])
-    state.say(f"Scores: {text}. Winner: seat {wins}.")
+    state.say("scores", list(state.scores), outcome(state.scores, state.mode)["winners"])

@@ -116,7 +116,3 @@ def team_of(seat: int, mode: str) -> int | None:
     return seat % 2 if mode == "team" else None
 
 
-
-def card_text(index: int) -> str:
-    card = DECK[index]
-    return f"{card.colour} {card.animal} ({card.label})"

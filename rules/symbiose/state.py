@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
-from rules.engine import Result
+from rules.engine import LogKinds, Result, log_entry
 
-LOG_KEEP = 40
+#: Every kind of log entry, with its arguments (docs/protocol.md). A card is its index in the deck
+#: table (the catalogue's `cards`); `*_up` says whether it was face up before the move.
+LOG_KINDS: LogKinds = {
+    "start": ("mode", "seats"),
+    "flip": ("seat", "slot", "card"),
+    "swap": ("seat", "river", "taken", "river_up", "slot", "given", "slot_up"),
+    "scores": ("scores", "winners"),
+}
 
 
 class SymbioseResult(Result, total=False):
@@ -26,11 +34,10 @@ class State:
     river_up: list[bool]
     turn: int = 0  # turns completed; seat = turn % seats, round = turn // seats + 1
     phase: str = "flip"
-    log: list[str] = field(default_factory=list)
+    log: list[Any] = field(default_factory=list)
     scores: list[int] | None = None
     slot_points: list[list[int]] | None = None
+    log_from: int = 0  # entries dropped from the front of `log`
 
-
-    def say(self, line: str) -> None:
-        self.log.append(line)
-        del self.log[:-LOG_KEEP]
+    def say(self, kind: str, *args: Any) -> None:
+        self.log_from += log_entry(self.log, LOG_KINDS, kind, args)

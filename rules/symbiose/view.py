@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import rules.symbiose.actions as actions
-from rules.engine import View
+from rules.engine import View, json_copy
 from rules.symbiose.components import COLUMNS, DECK, ROUNDS, neighbours, team_of
 from rules.symbiose.scoring import outcome, showing
 from rules.symbiose.state import State
@@ -47,7 +47,8 @@ def public_view(state: State) -> View:
         "river": [_slot_view(c, u) for c, u in zip(state.river, state.river_up, strict=True)],
         "deck": len(state.deck),
         "scoring": scoring,
-        "log": list(state.log),
+        "log": json_copy(state.log),
+        "log_from": state.log_from,
     }
 
 
@@ -60,6 +61,12 @@ def _scoring_entry(state: State, seat: int, points: list[int]) -> dict[str, Any]
 
 def _slot_view(card: int, up: bool) -> dict[str, Any]:
     return {"up": True, "card": card_view(card)} if up else {"up": False}
+
+
+def catalogue() -> dict[str, Any]:
+    """Every card of the deck table by its index, as the log names them (`flip`, `swap`)."""
+    return {"cards": {str(i): {k: v for k, v in card_view(i).items() if k not in ("id", "label")}
+                      for i in range(len(DECK))}}
 
 
 def card_view(index: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import rules.waterfall_park.flow as flow
 import rules.waterfall_park.view as view
 from rules.engine import Action, Event, Option, PublicViews, Result, View
 from rules.waterfall_park.components import DEFAULT_MAX_OFFERS, GAME_ID, MAX_PLAYERS, MIN_PLAYERS
-from rules.waterfall_park.state import State
+from rules.waterfall_park.state import LOG_KINDS, State
 
 
 class WaterfallPark(PublicViews):
@@ -37,6 +37,7 @@ class WaterfallPark(PublicViews):
     #: Offers are public, and an author must learn at once that an offer was declined, withdrawn,
     #: traded or voided: these events reach every connection of the room, in every process.
     relayed_events = frozenset({"declined", "withdrawn", "trade", "void", "failed"})
+    log_kinds = LOG_KINDS
 
     def setup(self, seats: int, seed: int, options: Mapping[str, Any]) -> State:
         opts = self.check_options(seats, options)

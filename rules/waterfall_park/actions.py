@@ -140,7 +140,7 @@ def _discard(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     a, b = sorted(cards)
     state.discards[seat] = (a, b)
     state.ready[seat] = True
-    state.say(f"{flow.colour_name(seat)} has chosen.")
+    state.say("chosen", seat)
     if all(state.ready):
         flow.resolve_preparation(state)
     return [{"kind": "discarded", "seat": seat}]
@@ -174,7 +174,7 @@ def _move_base(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     state.owner[card - 1] = seat
     state.box.append(card)
     state.placed[seat].append(card)
-    state.say(f"{flow.colour_name(seat)} moves a base from location {source} to location {card}.")
+    state.say("base_moved", seat, source, card)
     flow.settle_pending(state)
     return [{"kind": "base_moved", "seat": seat, "from": source, "to": card}]
 
@@ -184,7 +184,7 @@ def _return_card(state: State, seat: int, action: dict[Any, Any]) -> list[Event]
     card = _waiting_card(state, seat, action["card"])
     state.pending[seat].pop(0)
     state.deck.append(card)
-    state.say(f"{flow.colour_name(seat)} keeps its bases; location {card} returns to the deck.")
+    state.say("card_returned", seat, card)
     flow.settle_pending(state)
     return [{"kind": "card_returned", "seat": seat, "card": card}]
 
@@ -202,14 +202,14 @@ def _offer(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     events: list[Event] = []
     if answered is not None:
         del state.offers[answered.id]
-        state.say(f"{flow.colour_name(seat)} declines offer #{answered.id} with a counter-offer.")
+        state.say("countered", seat, answered.id)
         events.append({"kind": "declined", "offer": answered.id, "seat": seat, "countered": offer.id})
     state.offers[offer.id] = offer
     state.next_offer += 1
     state.offers_made[seat] += 1
     for party in offer.parties:
         state.ready[party] = False
-    state.say(f"Offer #{offer.id} by {flow.colour_name(seat)}: {trade.describe(offer.transfers)}.")
+    state.say("offer", offer.id, seat, trade.transfers_data(offer.transfers))
     return [*events, {"kind": "offer", "offer": offer.id}]
 
 
@@ -224,23 +224,23 @@ def _accept(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
         raise IllegalAction("illegal", reason)
     offer.accepted.append(seat)
     if len(offer.accepted) < len(offer.parties):
-        state.say(f"{flow.colour_name(seat)} accepts offer #{offer.id}.")
+        state.say("accepts", seat, offer.id)
         return [{"kind": "accepted", "offer": offer.id, "seat": seat}]
     del state.offers[offer.id]
     if any(trade.shortfall(state, offer.transfers, p, coins=True) for p in offer.parties):
-        state.say(f"Offer #{offer.id} fails: a party no longer holds what it gives.")
+        state.say("fails", offer.id)
         return [{"kind": "failed", "offer": offer.id}]
     trade.execute(state, offer)
     state.trades += 1
     state.ready = [False] * state.seats
     state.refresh_earning()
-    state.say(f"Trade #{offer.id} done: {trade.describe(offer.transfers)}.")
+    state.say("trade", offer.id, trade.transfers_data(offer.transfers))
     events: list[Event] = [{"kind": "trade", "offer": offer.id}]
     for oid in sorted(state.offers):
-        stale = trade.public_shortfall(state, state.offers[oid].transfers)
+        stale = trade.short_party(state, state.offers[oid].transfers)
         if stale is not None:
             del state.offers[oid]
-            state.say(f"Offer #{oid} is void: {stale}.")
+            state.say("void", oid, stale)
             events.append({"kind": "void", "offer": oid})
     return events
 
@@ -250,7 +250,7 @@ def _decline(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     if seat not in offer.parties or seat == offer.author:
         raise IllegalAction("illegal", "only a party other than the author declines an offer")
     del state.offers[offer.id]
-    state.say(f"{flow.colour_name(seat)} declines offer #{offer.id}.")
+    state.say("declines", seat, offer.id)
     return [{"kind": "declined", "offer": offer.id, "seat": seat}]
 
 
@@ -259,7 +259,7 @@ def _withdraw(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     if seat != offer.author:
         raise IllegalAction("illegal", "only its author withdraws an offer")
     del state.offers[offer.id]
-    state.say(f"{flow.colour_name(seat)} withdraws offer #{offer.id}.")
+    state.say("withdraws", seat, offer.id)
     return [{"kind": "withdrawn", "offer": offer.id}]
 
 
@@ -268,7 +268,7 @@ def _ready(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     if state.ready[seat]:
         raise IllegalAction("illegal", "you are already ready")
     state.ready[seat] = True
-    state.say(f"{flow.colour_name(seat)} is ready.")
+    state.say("ready", seat)
     if all(state.ready):
         flow.end_exchange(state)
     return [{"kind": "ready", "seat": seat}]
@@ -279,7 +279,7 @@ def _unready(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     if not state.ready[seat]:
         raise IllegalAction("illegal", "you are not ready")
     state.ready[seat] = False
-    state.say(f"{flow.colour_name(seat)} negotiates again.")
+    state.say("unready", seat)
     return [{"kind": "unready", "seat": seat}]
 
 
@@ -301,7 +301,7 @@ def _build(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     state.tile[number - 1] = kind
     state.unbuilt[seat][kind] -= 1
     state.refresh_earning()
-    state.say(f"{flow.colour_name(seat)} builds {flow.article(kind)} {kind} on location {number}.")
+    state.say("builds", seat, kind, number)
     if not flow.can_build(state, seat):
         state.ready[seat] = True
         if all(state.ready):
@@ -314,7 +314,7 @@ def _done(state: State, seat: int, action: dict[Any, Any]) -> list[Event]:
     if state.ready[seat]:
         raise IllegalAction("not_your_turn", "you are already done building")
     state.ready[seat] = True
-    state.say(f"{flow.colour_name(seat)} is done building.")
+    state.say("done", seat)
     if all(state.ready):
         flow.income(state)
     return [{"kind": "done", "seat": seat}]

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import random
 
-import rules.waterfall_park.trade as trade
 from rules.waterfall_park.components import (
     ATTRACTIONS,
-    COLOURS,
     NUMBERS,
     ROUNDS,
     SCHEDULE,
@@ -44,14 +42,6 @@ def setup(seats: int, seed: int, max_offers: int) -> State:
     return state
 
 
-def colour_name(seat: int) -> str:
-    return COLOURS[seat][0]
-
-
-def article(word: str) -> str:
-    return "an" if word[0] in "AEIOU" else "a"
-
-
 def start_preparation(state: State) -> None:
     cards, discard, tiles = SCHEDULE[state.seats][state.round - 1]
     state.phase = PREPARATION
@@ -60,7 +50,7 @@ def start_preparation(state: State) -> None:
     for seat in range(state.seats):
         dealt = [state.deck.pop() for _ in range(min(cards, len(state.deck)))]
         state.hands[seat] = sorted(dealt)
-    state.say(f"Round {state.round}: {cards} Location cards each; keep all but {discard}.")
+    state.say("round", state.round, cards, discard)
 
 
 def resolve_preparation(state: State) -> None:
@@ -82,7 +72,7 @@ def resolve_preparation(state: State) -> None:
             state.box.append(card)
             state.placed[seat].append(card)
         if state.placed[seat]:
-            state.say(f"{colour_name(seat)} takes {trade.locations_text(state.placed[seat])}.")
+            state.say("takes", seat, list(state.placed[seat]))
     settle_pending(state)
 
 
@@ -96,7 +86,7 @@ def settle_pending(state: State) -> None:
         while waiting and not state.movable(seat):
             card = waiting.pop(0)
             state.deck.append(card)
-            state.say(f"{colour_name(seat)} has no base for location {card}; its card returns to the deck.")
+            state.say("no_base", seat, card)
         state.ready[seat] = not waiting
     if all(state.ready):
         deal_tiles(state)
@@ -111,20 +101,20 @@ def deal_tiles(state: State) -> None:
         for name in dealt:
             state.unbuilt[seat][name] += 1
         if dealt:
-            state.say(f"{colour_name(seat)} reveals {', '.join(sorted(dealt, key=ATTRACTIONS.index))}.")
+            state.say("reveals", seat, sorted(dealt, key=ATTRACTIONS.index))
     state.refresh_earning()
     state.phase = EXCHANGE
     state.ready = [False] * state.seats
-    state.say("Exchange: trade locations, tiles and coins; say ready when done.")
+    state.say("exchange")
 
 
 def end_exchange(state: State) -> None:
     if state.offers:
-        state.say(f"Open offers lapse: {', '.join('#' + str(i) for i in sorted(state.offers))}.")
+        state.say("lapse", sorted(state.offers))
         state.offers.clear()
     state.phase = CONSTRUCTION
     state.ready = [not can_build(state, s) for s in range(state.seats)]
-    state.say("Construction: place tiles on your empty locations.")
+    state.say("construction")
     if all(state.ready):
         income(state)
 
@@ -140,8 +130,7 @@ def income(state: State) -> None:
     for seat in range(state.seats):
         state.coins[seat] += state.earning[seat]
         state.income[seat].append(state.earning[seat])
-    paid = ", ".join(f"{colour_name(s)} {state.earning[s]}" for s in range(state.seats))
-    state.say(f"Round {state.round} income: {paid}.")
+    state.say("income", state.round, list(state.earning))
     if state.round == ROUNDS:
         finish(state)
         return
@@ -158,9 +147,7 @@ def finish(state: State) -> None:
     state.winners = [
         s for s in range(state.seats) if (state.coins[s], on_board[s]) == best
     ]
-    coins = ", ".join(f"{colour_name(s)} {state.coins[s]}" for s in range(state.seats))
-    won = " and ".join(colour_name(s) for s in state.winners)
-    state.say(f"Game over. Coins: {coins}. {won} win{'s' if len(state.winners) == 1 else ''}.")
+    state.say("over", list(state.coins), list(state.winners))
 
 
 def tiles_on_board(state: State) -> list[int]:

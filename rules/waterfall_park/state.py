@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
+from rules.engine import LogKinds, log_entry
 from rules.waterfall_park.components import ATTRACTIONS, BASES, BY_CELL, CELL, NUMBERS, SIZES
 from rules.waterfall_park.income import Cell, best_split, part_income
 
@@ -12,7 +14,34 @@ EXCHANGE = "exchange"
 CONSTRUCTION = "construction"
 OVER = "over"
 
-LOG_KEEP = 40
+#: Every kind of log entry, with its arguments (docs/protocol.md). `transfers` is a list of
+#: [giver, receiver, locations, {tile: count}, coins]; `tiles` a list of attraction names.
+LOG_KINDS: LogKinds = {
+    "round": ("round", "cards", "discard"),
+    "chosen": ("seat",),
+    "takes": ("seat", "locations"),
+    "no_base": ("seat", "location"),
+    "reveals": ("seat", "tiles"),
+    "exchange": (),
+    "base_moved": ("seat", "from", "to"),
+    "card_returned": ("seat", "location"),
+    "offer": ("offer", "seat", "transfers"),
+    "countered": ("seat", "offer"),
+    "accepts": ("seat", "offer"),
+    "declines": ("seat", "offer"),
+    "withdraws": ("seat", "offer"),
+    "fails": ("offer",),
+    "trade": ("offer", "transfers"),
+    "void": ("offer", "seat"),
+    "ready": ("seat",),
+    "unready": ("seat",),
+    "lapse": ("offers",),
+    "construction": (),
+    "builds": ("seat", "tile", "location"),
+    "done": ("seat",),
+    "income": ("round", "earnings"),
+    "over": ("coins", "winners"),
+}
 
 
 @dataclass(frozen=True)
@@ -73,13 +102,12 @@ class State:
     earning: list[int] = field(default_factory=list)  # what the board would pay each player now
     # How that pay is split, per player: (attraction, its locations sorted, income), sorted.
     attractions: list[list[tuple[str, tuple[int, ...], int]]] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)
+    log: list[Any] = field(default_factory=list)
     winners: list[int] | None = None
+    log_from: int = 0  # entries dropped from the front of `log`
 
-    def say(self, line: str) -> None:
-        self.log.append(line)
-        if len(self.log) > LOG_KEEP:
-            del self.log[: len(self.log) - LOG_KEEP]
+    def say(self, kind: str, *args: Any) -> None:
+        self.log_from += log_entry(self.log, LOG_KINDS, kind, args)
 
     def owned(self, seat: int) -> list[int]:
         return [n for n in NUMBERS if self.owner[n - 1] == seat]

@@ -16,7 +16,7 @@ last party accepts, with a reason that names nobody's purse.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from rules.engine import IllegalAction
@@ -129,11 +129,16 @@ def shortfall(state: State, transfers: tuple[Transfer, ...], party: int, *, coin
 
 
 def public_shortfall(state: State, transfers: tuple[Transfer, ...]) -> str | None:
+    party = short_party(state, transfers)
+    return None if party is None else shortfall(state, transfers, party, coins=False)
+
+
+def short_party(state: State, transfers: tuple[Transfer, ...]) -> int | None:
+    """The first party that, as every player can see, no longer holds what it gives; or None."""
     parties = {t.giver for t in transfers} | {t.receiver for t in transfers}
     for party in sorted(parties):
-        reason = shortfall(state, transfers, party, coins=False)
-        if reason is not None:
-            return reason
+        if shortfall(state, transfers, party, coins=False) is not None:
+            return party
     return None
 
 
@@ -165,21 +170,9 @@ def execute(state: State, offer: Offer) -> None:
         state.coins[t.receiver] += t.coins
 
 
-def locations_text(numbers: Sequence[int]) -> str:
-    """'location 20' or 'locations 3, 20': in the log a bare number would read as coins."""
-    return f"location{'s' if len(numbers) > 1 else ''} {', '.join(str(n) for n in numbers)}"
-
-
-def describe(transfers: tuple[Transfer, ...]) -> str:
-    """A short public line: 'Pink gives Yellow location 12, 2 Pool, 3 coins; Yellow gives Pink location 40'."""
-    parts = []
-    for t in transfers:
-        items = [locations_text(t.locations)] if t.locations else []
-        items += [f"{c} {kind}" for kind, c in t.tiles]
-        if t.coins:
-            items.append(f"{t.coins} coin" + ("s" if t.coins > 1 else ""))
-        parts.append(f"{COLOURS[t.giver][0]} gives {COLOURS[t.receiver][0]} {', '.join(items)}")
-    return "; ".join(parts)
+def transfers_data(transfers: tuple[Transfer, ...]) -> list[list[Any]]:
+    """A deal as the log keeps it: [giver, receiver, locations, {tile: count}, coins] each."""
+    return [[t.giver, t.receiver, list(t.locations), dict(t.tiles), t.coins] for t in transfers]
 
 
 def offer_view(offer: Offer) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 import rules.waterfall_park.actions as actions
 import rules.waterfall_park.flow as flow
 import rules.waterfall_park.trade as trade
-from rules.engine import Result, View
+from rules.engine import Result, View, json_copy
 from rules.waterfall_park.components import (
     ATTRACTIONS,
     BLOCKS,
@@ -123,7 +123,8 @@ def _public(state: State, on_board: list[int], players: list[dict[str, Any]]) ->
         "offers": {str(oid): trade.offer_view(state.offers[oid]) for oid in sorted(state.offers)},
         "max_offers": state.max_offers,
         "trades": state.trades,
-        "log": list(state.log),
+        "log": json_copy(state.log),
+        "log_from": state.log_from,
     }
 
 

@@ -149,6 +149,13 @@ async def test_a_deserted_table_waits_for_its_players_and_marks_what_bots_did_fo
     assert marked and all(st["seat"] == 1 for st in marked), marked
     final = next(p for p in replay["final"]["players"] if p["seat"] == 1)
     assert final["stood_in"] == ben_moves
+    # the very lines of the Moves log those moves wrote are marked, live and in the replay alike:
+    # Ben never moved himself, so every line by seat 1 is a stand-in's, and no other line is
+    view = spec.view
+    marks = view.get("log_stood_in") or []
+    by_ben = [view["log_from"] + i for i, e in enumerate(view["log"]) if e[0] in ("flip", "swap") and e[1] == 1]
+    assert by_ben and marks == by_ben, (marks, view["log"])
+    assert replay["final"].get("log_stood_in") == marks
     await spec.close()
 
 

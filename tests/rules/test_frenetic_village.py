@@ -185,7 +185,7 @@ def test_the_draw_pile_is_refilled_from_every_discard_pile() -> None:
     assert_conserved(s)
     act(s, 0, {"type": "draw"})
     assert s.piles == [[], []] and len(s.draw) == len(everything) - 1 and len(s.hands[0]) == 6
-    assert "shuffled" in s.log[-2]
+    assert s.log[-2] == ["reshuffled"]
     assert_conserved(s)
 
 
@@ -397,7 +397,7 @@ def test_declaring_puts_a_card_face_down_shows_the_winning_hand_and_needs_no_con
         assert view["last_battle"]["combination"] == "race_straight"
         assert [f["name"] for f in view["last_battle"]["hand"]] == [
             "Humans 1", "Humans 2", "Humans 3", "Humans 4", "Humans 5"]
-    assert "wins battle 1" in s.log[-2]
+    assert s.log[-2] == ["declares", t, "race_straight", [f"humans-{v}" for v in range(1, 6)], 1]
     assert assert_refusal_changes_nothing(GAME, s, t, {"type": "draw"}) == "game_over"
     assert assert_refusal_changes_nothing(GAME, s, HUB, {"type": "contest_result"}) == "game_over"
 

@@ -388,8 +388,8 @@ def test_log_follows_the_game_and_stays_short() -> None:
     out = random_playout(GAME, 4, 2)
     log = GAME.view(out.state, None)["log"]
     assert 0 < len(log) <= 40
-    assert log[-1].startswith("Scores:")
-    assert any("took" in line for line in log)
+    assert log[-1][0] == "scores" and log[-1][1] == out.state.scores
+    assert any(entry[0] == "swap" for entry in log)
 
 
 # -- timeouts and bots ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import HubProcess
 from tests.web import client_kit as kit
+from tests.words_kit import words
 
 pytestmark = pytest.mark.browser
 expect = kit.expect
@@ -204,7 +205,9 @@ def test_a_caption_names_every_log_line_of_its_step(browser: Any, hub: HubProces
     added = [new_lines(views[i - 1], views[i]) for i in range(1, len(views))]
     step = 1 + max(range(len(added)), key=lambda i: len(added[i]))
     lines = added[step - 1]
-    assert len(lines) >= 3 and any("spills over" in line for line in lines), lines
+    assert len(lines) >= 3 and any(entry[0] == "spills" for entry in lines), lines
+    names = [p["name"] for p in views[step]["players"]]
+    said = words("frenzy_falls", lines, names)
 
     w = kit.new_page(browser)
     page = w.page
@@ -213,11 +216,12 @@ def test_a_caption_names_every_log_line_of_its_step(browser: Any, hub: HubProces
     expect(caption).to_contain_text(f"Move {step}, ")
     items = caption.locator("li")
     expect(items).to_have_count(len(lines))
-    falls = re.compile(r"\b(Mountain|Glacier|Desert|Forest|Coastal|Tropical)\b")
     for i, line in enumerate(lines):
         shown_text = items.nth(i).inner_text()
-        # The line's own words, with each deck that names a player put as that player's name.
-        for word in falls.sub(" ", line).split():
+        # The entry's own words, each player by name (with their deck's badge before it).
+        text = said[i]
+        assert text, line
+        for word in text.split():
             assert word in shown_text, (word, line, shown_text)
     # A plain step (one card played) says its one line.
     one = next(i for i, a in enumerate(added, 1) if len(a) == 1)

@@ -184,8 +184,8 @@ def test_an_outage_is_said_over_the_board_with_clocks_stopped_and_presence_unkno
 
 def test_moves_a_bot_made_for_an_absent_player_are_marked(browser: Any, hub: HubProcess) -> None:
     """Ben joined and never came: while Ann plays, a stand-in plays his seat. The table counts those
-    moves on his seat, the end screen does not credit him silently, and the replay's captions say
-    which moves a bot made for him."""
+    moves on his seat and marks each line of the Moves log they wrote, the end screen does not
+    credit him silently, and the replay's captions say which moves a bot made for him."""
     rid = kit.make_room(hub, "symbiose", 2, [], bot_delay_ms=0)
     ann = kit.join(hub, rid, "Ann", 0)
     kit.join(hub, rid, "Ben", 1)
@@ -200,6 +200,15 @@ def test_moves_a_bot_made_for_an_absent_player_are_marked(browser: Any, hub: Hub
     count = kit.view_of(page)["players"][1]["stood_in"]
     assert count >= 1
     expect(marked).to_contain_text(f"{count} move")
+    # the very lines of the Moves log that the stand-in's moves wrote say so, in Ben's name
+    marks = kit.view_of(page).get("log_stood_in") or []
+    assert marks, "the view marks the log entries a stand-in wrote"
+    lines = page.locator("[data-testid=log] li[data-stood-in=true]")
+    expect(lines).to_have_count(len(marks))
+    for i in range(len(marks)):
+        expect(lines.nth(i)).to_contain_text("⚙")
+        expect(lines.nth(i)).to_contain_text("Ben")
+    expect(page.locator("[data-testid=log] li:not([data-stood-in])").filter(has_text="Ben")).to_have_count(0)
     result = kit.view_of(page)["result"]
     if 1 in result["winners"]:
         expect(page.get_by_test_id("result-headline")).to_contain_text(f"A bot made {count} of Ben’s moves")

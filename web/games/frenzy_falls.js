@@ -409,8 +409,22 @@ function logKind(text) {
   return ["other", "·"];
 }
 
+/** The symbol of a log entry's kind (an entry of data: its words come from web/i18n/). */
+const MARKS = {
+  begins: ["round", "●"], round: ["round", "●"], round_ends: ["round", "●"], over: ["over", "♛"],
+  spills: ["spill", "≋"], plays: ["play", "▸"], reveals: ["reveal", "◉"], proxy: ["action", "⚡"],
+  proxy_stays: ["action", "⚡"], bump: ["action", "⚡"], bump_nothing: ["action", "⚡"], pull: ["action", "⚡"],
+  pull_nothing: ["action", "⚡"], cascade: ["cascade", "⤵"], cascade_discards: ["cascade", "⤵"],
+  pass: ["pass", "↺"], reveal_begins: ["pass", "↺"], new_score: ["score", "★"], last_round: ["score", "★"],
+};
+
+function logMark(entry) {
+  const [kind, sym] = MARKS[entry[0]] || ["other", "·"];
+  return h("span", { class: `ff-log-sym ff-log-${kind}`, "aria-hidden": "true" }, sym);
+}
+
 /**
- * One log entry in words: its kind's symbol, then the text with each Waterfall type that names a
+ * A line stored as text before log entries were data, in words: its kind's symbol, then the text with each Waterfall type that names a
  * player ("Desert plays…") turned into that player's name with their deck as its badge. The one
  * place where this game's log is put into words (the Moves panel and the replay's captions).
  */
@@ -535,6 +549,8 @@ When a Score card cannot be replaced the game ends after that round: most points
   },
 
   logWords,
+  logMark,
+  logSeat: who,
   finalTable,
 
   /** A seat's mark in the players list and the seat badge is its deck, as in the moves. */

@@ -985,6 +985,7 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
   },
 
   logWords,
+  logSeat: person,
   finalTable,
 
   /**

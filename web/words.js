@@ -1,0 +1,83 @@
+// Log entries into words. An engine's log holds entries as data, [kind, ...args] (docs/protocol.md,
+// "Log entries"); the words of each kind live in one file per language (web/i18n/), and the cards an
+// entry names by id are looked up in the game's catalogue (GET /api/games/<id>/catalogue), fetched
+// once per page and revalidated by its ETag. Plurals and lists come from the browser's own Intl.
+
+import en from "./i18n/en.js";
+
+const LANGUAGES = { en };
+let current = "en";
+
+export function language() { return current; }
+
+const catalogues = new Map();
+
+/** The game's catalogue, fetched once; resolves to null when the hub has none for it. */
+export function loadCatalogue(game) {
+  if (!/^[a-z0-9_]+$/.test(String(game))) return Promise.resolve(null);
+  if (!catalogues.has(game)) {
+    const loading = fetch(`/api/games/${game}/catalogue`, { headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null)
+      .then((c) => { catalogues.set(game, c); return c; });
+    catalogues.set(game, loading);
+  }
+  const got = catalogues.get(game);
+  return got instanceof Promise ? got : Promise.resolve(got);
+}
+
+/** A catalogue already at hand (a test, or a page that had it from elsewhere). */
+export function setCatalogue(game, catalogue) { catalogues.set(game, catalogue); }
+
+function catalogueOf(game) {
+  const c = catalogues.get(game);
+  return c && !(c instanceof Promise) ? c : null;
+}
+
+/** Items joined as the language joins a list ("A, B and C"), each item a string or a node. */
+function joinList(items, lang) {
+  if (items.length < 2) return items;
+  const marks = items.map((_, i) => `\u0001${i}\u0001`);
+  const parts = new Intl.ListFormat(lang, { type: "conjunction" }).formatToParts(marks);
+  return parts.map((p) => (p.type === "element" ? items[Number(p.value.slice(1, -1))] : p.value));
+}
+
+/**
+ * The words of one log entry, or null when it is not an entry of this game's kinds (a line stored
+ * as text before entries were data is shown as the text it was, by the caller). `seat(s)` puts a
+ * seat into words: its player's name, as text or as a node with the seat's badge.
+ */
+export function entryWords(game, entry, seat) {
+  if (!Array.isArray(entry) || typeof entry[0] !== "string") return null;
+  const texts = LANGUAGES[current];
+  const fn = texts.log[game] && texts.log[game][entry[0]];
+  if (typeof fn !== "function") return null;
+  const cat = catalogueOf(game);
+  const plurals = new Intl.PluralRules(current);
+  const cardText = (id, opts) => {
+    const c = cat && cat.cards ? cat.cards[String(id)] : null;
+    const say = texts.cards[game];
+    return c && say ? say(c, opts || {}) : `‹${id}›`;
+  };
+  const w = {
+    seat,
+    plural: (n) => plurals.select(n),
+    list: (items) => joinList(items, current),
+    card: cardText,
+    cardText,
+    score: (id) => {
+      const s = cat && cat.scores ? cat.scores[String(id)] : null;
+      const say = texts.scores && texts.scores[game];
+      return s && say ? say(s, w) : `‹${id}›`;
+    },
+  };
+  return fn(w, ...entry.slice(1));
+}
+
+/** Words (strings, nodes and lists of them) as plain text, for a notice or a title. */
+export function plain(words) {
+  if (words === null || words === undefined || words === false) return "";
+  if (Array.isArray(words)) return words.map(plain).join("");
+  if (typeof words === "object") return plain(words.props ? words.props.children : "");
+  return String(words);
+}
