@@ -26,6 +26,12 @@ export function loadCatalogue(game) {
   return got instanceof Promise ? got : Promise.resolve(got);
 }
 
+/** What a card of the game shows, by the id of its kind (views and log entries name cards so). */
+export function catalogueCard(game, id) {
+  const cat = catalogueOf(game);
+  return cat && cat.cards ? cat.cards[String(id)] || null : null;
+}
+
 /** A catalogue already at hand (a test, or a page that had it from elsewhere). */
 export function setCatalogue(game, catalogue) { catalogues.set(game, catalogue); }
 

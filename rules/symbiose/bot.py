@@ -29,7 +29,7 @@ MATCH_CHANCE = 0.25
 def _card_from_view(slot: Mapping[str, Any]) -> Card | None:
     if not slot.get("up"):
         return None
-    return DECK[int(str(slot["card"]["id"])[1:])]
+    return DECK[int(slot["card"])]
 
 
 def _estimate(boards: Mapping[Target, Sequence[Card | None]], seat: int,

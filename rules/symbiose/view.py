@@ -60,18 +60,19 @@ def _scoring_entry(state: State, seat: int, points: list[int]) -> dict[str, Any]
 
 
 def _slot_view(card: int, up: bool) -> dict[str, Any]:
-    return {"up": True, "card": card_view(card)} if up else {"up": False}
+    """A face-up card is the id of its kind in the catalogue (its place in the deck table: every
+    card is of a kind of its own, and it says nothing of the shuffle; a card never turns face down
+    again, so following it leaks nothing); a face-down card carries nothing at all."""
+    return {"up": True, "card": card} if up else {"up": False}
 
 
 def catalogue() -> dict[str, Any]:
-    """Every card of the deck table by its index, as the log names them (`flip`, `swap`)."""
-    return {"cards": {str(i): {k: v for k, v in card_view(i).items() if k not in ("id", "label")}
-                      for i in range(len(DECK))}}
+    """Every card of the deck table by its index, as the views (`ponds`, `river`) and the log name them."""
+    return {"cards": {str(i): card_face(i) for i in range(len(DECK))}}
 
 
-def card_view(index: int) -> dict[str, Any]:
-    """A face-up card. Its id is its place in the fixed deck table, so it says nothing about the
-    shuffle; and a card never turns face down again, so following it leaks nothing."""
+def card_face(index: int) -> dict[str, Any]:
+    """What a card shows: its colour, its animal and its value."""
     card = DECK[index]
     value: dict[str, Any]
     if card.kind == "fixed":
@@ -80,5 +81,4 @@ def card_view(index: int) -> dict[str, Any]:
         value = {"kind": "per_animal", "animal": card.counts, "points": card.points}
     else:
         value = {"kind": "per_colour", "colour": card.counts, "points": card.points}
-    return {"id": f"s{index}", "colour": card.colour, "animal": card.animal, "value": value,
-            "label": card.label}
+    return {"colour": card.colour, "animal": card.animal, "value": value}

@@ -197,7 +197,7 @@ def test_duel_face_down_river_cards_can_be_taken_and_are_hidden() -> None:
     taken = s.river[6]
     GAME.apply(s, 0, {"type": "swap", "river": 6, "slot": 2})
     assert s.ponds[0][2] == taken and s.up[0][2] and s.river_up[6]
-    assert GAME.view(s, 1)["ponds"][0][2]["card"]["id"] == f"s{taken}"
+    assert GAME.view(s, 1)["ponds"][0][2]["card"] == taken
 
 
 def test_duel_river_is_revealed_for_scoring() -> None:
@@ -346,7 +346,7 @@ def test_final_view_has_scoring_per_slot_column_and_fixed() -> None:
         assert sum(entry["slots"]) == entry["total"] == sum(entry["columns"]) == res["scores"][seat]
         assert entry["columns"] == [entry["slots"][c] + entry["slots"][c + 4] for c in range(4)]
         fixed = sum(p for slot, p in zip(v["ponds"][seat], entry["slots"], strict=True)
-                    if slot["card"]["value"]["kind"] == "fixed")
+                    if DECK[slot["card"]].kind == "fixed")
         assert entry["fixed"] == fixed
         assert v["players"][seat]["score"] == entry["total"]
     assert set(res["winners"]) == {s for s, x in enumerate(res["scores"]) if x == max(res["scores"])}
@@ -361,11 +361,10 @@ def test_view_shows_face_down_slots_as_bare_and_cards_by_contract() -> None:
         v = GAME.view(s, viewer)
         assert v["ponds"][0][0] == {"up": False}
         shown = v["ponds"][0][2]
-        assert shown["up"] is True and set(shown["card"]) == {"id", "colour", "animal", "value", "label"}
-        c = DECK[s.ponds[0][2]]
-        assert shown["card"]["id"] == f"s{s.ponds[0][2]}"
-        assert (shown["card"]["colour"], shown["card"]["animal"], shown["card"]["label"]) == (
-            c.colour, c.animal, c.label)
+        # a face-up card is the id of its kind; the catalogue says what it shows
+        assert shown == {"up": True, "card": s.ponds[0][2]}
+        c, face = DECK[s.ponds[0][2]], GAME.catalogue()["cards"][str(s.ponds[0][2])]
+        assert (face["colour"], face["animal"]) == (c.colour, c.animal)
         assert v["scoring"] is None and v["result"] is None and v["deadline"] is None
         assert all(p["score"] is None for p in v["players"])
     assert_views_are_json(GAME, s, 3)
@@ -373,8 +372,9 @@ def test_view_shows_face_down_slots_as_bare_and_cards_by_contract() -> None:
 
 def test_card_values_by_kind() -> None:
     s = new(2)
-    views = {DECK[c].label: v["card"]["value"] for c, v in zip(s.river, GAME.view(s, None)["river"],
-                                                               strict=True)}
+    cards = GAME.catalogue()["cards"]
+    views = {DECK[c].label: cards[str(v["card"])]["value"] for c, v in zip(s.river, GAME.view(s, None)["river"],
+                                                                          strict=True)}
     for label, value in views.items():
         if value["kind"] == "fixed":
             assert label == f"{value['points']} points"
@@ -571,12 +571,12 @@ def test_hidden_cards_are_bare_in_every_view(seats: int, mode: str) -> None:
         for s in range(seats):
             for i, slot in enumerate(v["ponds"][s]):
                 if state.up[s][i]:
-                    assert slot["card"]["id"] == f"s{state.ponds[s][i]}"
+                    assert slot["card"] == state.ponds[s][i]
                 else:
                     assert slot == {"up": False}
         for j, slot in enumerate(v["river"]):
             if state.river_up[j]:
-                assert slot["card"]["id"] == f"s{state.river[j]}"
+                assert slot["card"] == state.river[j]
             else:
                 assert slot == {"up": False}
         text = dump(v)

@@ -6,6 +6,7 @@
 // swap is two, first a river card, then one of the pond slots the legal list pairs it with.
 
 import { h } from "../ui.js";
+import { catalogueCard } from "../words.js";
 
 const COLOURS = {
   blue: { sym: "◆", word: "blue" },
@@ -25,8 +26,12 @@ function colourOf(c) {
   return COLOURS[c] || { sym: "■", word: String(c ?? "?") };
 }
 
+/** A face-up slot's card: the view names it by its kind's id, the catalogue says what it shows. */
+function cardOf(slot) {
+  return slot && slot.up && slot.card !== undefined && slot.card !== null ? catalogueCard("symbiose", slot.card) : null;
+}
+
 function valueText(card) {
-  if (card.label) return String(card.label);
   const v = card.value || {};
   if (v.kind === "fixed") return `${v.points} points`;
   if (v.kind === "per_animal") return `${v.points} per ${v.animal}`;
@@ -35,16 +40,16 @@ function valueText(card) {
 }
 
 function cardWords(slot) {
-  if (!slot || !slot.up || !slot.card) return "face-down card";
-  const c = slot.card;
+  const c = cardOf(slot);
+  if (!c) return "face-down card";
   return `${colourOf(c.colour).word} ${ANIMALS[c.animal] || c.animal}, ${valueText(c)}`;
 }
 
 /** The face of one slot: a card or its back, with an optional points badge at scoring. */
 function face(slot, points) {
   const parts = [];
-  if (slot && slot.up && slot.card) {
-    const c = slot.card;
+  const c = cardOf(slot);
+  if (c) {
     const col = colourOf(c.colour);
     const kind = c.value && c.value.kind === "fixed" ? "fixed" : "cond";
     parts.push(
@@ -61,7 +66,8 @@ function face(slot, points) {
 }
 
 function slotClass(slot) {
-  if (slot && slot.up && slot.card) return `slot up colour-${String(slot.card.colour)}`;
+  const c = cardOf(slot);
+  if (c) return `slot up colour-${String(c.colour)}`;
   return "slot down";
 }
 
