@@ -72,11 +72,9 @@ def measure(games: int) -> dict[str, dict[str, dict[str, float]]]:
             rng = random.Random(g)
             audiences: list[int | None] = [None, *range(seats)]
             last = {a: game.view(state, a) for a in audiences}
-            seq = 0
-            for _ in range(1500):
+            for seq in range(1, 1501):
                 if game.result(state) is not None or not _step(game, state, rng, bots=g % 2 == 1):
                     break
-                seq += 1
                 for a in audiences:
                     new = msgpack.unpackb(msgpack.packb(game.view(state, a)), raw=False)
                     ops = diff(last[a], new)

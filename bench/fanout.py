@@ -10,8 +10,8 @@ of that limit the hub keeps.
 Both servers make the stream themselves, as fast as they can, with one turn of the event loop
 between moves, so that no client's round trip sits in the measure: on the hub, the table's seats
 are the hub's own bots with no delay (three from the start; the fourth seat is joined, so the
-room starts, and left, so that a bot stands in at once with `--grace-s 0`, only once every
-spectator is attached); the bare server broadcasts the recorded payloads in a loop. Each sits
+room starts, only once every spectator is attached, and played at once on each of its turns by a
+client on the loopback); the bare server broadcasts the recorded payloads in a loop. Each sits
 alone on core 0. The spectators are minimal clients (bench/wsraw.py) in two processes on core 1.
 A game is short (48 moves of Symbiose at four seats), so the run is several games in a row, the
 spectators moving to each new table; the rate counts only from the first delta of a game to its
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 import time
@@ -177,23 +178,32 @@ def bot_table(base: str, game: str, seats: int) -> str:
 
 
 async def play_out(base: str, room: str, seats: int) -> tuple[list[bytes], float]:
-    """Take the last seat over HTTP and stay away: the game starts and, as an absent seat gets a bot
-    once its grace (0 here) is over, runs to its end by itself; the spectators' deltas. (Joining
-    before the spectators watched let the whole game play out before they came.)"""
+    """Take the last seat and play it at once whenever it is to act: the game starts and runs to its
+    end, the bots moving with no delay and this seat answering on the loopback; the spectators'
+    deltas. (Joining before the spectators watched let the whole game play out before they came.
+    The seat used to be left to a stand-in, but a table whose every human is away now waits for them
+    rather than being played out in their names, so a player must be there.)"""
     from tests.hub.wsclient import Client
 
     spec = await Client(base, room).open()
     started = time.monotonic()
-    http(base, "POST", f"/api/rooms/{room}/join", {"name": "load", "seat": seats - 1})
+    token = http(base, "POST", f"/api/rooms/{room}/join", {"name": "load", "seat": seats - 1})["token"]
+    player = await Client(base, room, token).open()
     try:
         while not (isinstance(spec.view, dict) and spec.view.get("result") is not None):
             if time.monotonic() - started > 120:
-                raise TimeoutError("the bots did not finish the game")
-            await asyncio.sleep(0.05)
+                raise TimeoutError("the game did not finish")
+            legal = player.legal
+            if legal and player.view.get("result") is None:
+                with contextlib.suppress(TimeoutError):
+                    await player.act(legal[0], seq=player.seq, timeout=5)
+            else:
+                await asyncio.sleep(0.001)
         elapsed = time.monotonic() - started
         await asyncio.sleep(0.3)
         return [raw for raw, f in zip(spec.raw, spec.frames, strict=True) if f["t"] == "delta"], elapsed
     finally:
+        await player.close()
         await spec.close()
 
 
