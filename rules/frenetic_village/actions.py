@@ -224,8 +224,8 @@ def _declare(state: State, seat: int, slot: int) -> list[Event]:
     state.last_battle = {
         "battle": state.battle, "winner": seat, "combination": combo,
         "combination_name": fc.COMBINATION_NAMES.get(combo, combo),
-        "hand": [fc.face(c) for c in hand],
-        "hands": [[fc.face(c) for c in h] if s != seat else [] for s, h in enumerate(state.hands)],
+        "hand": [fc.kind_id(c) for c in hand],
+        "hands": [[fc.kind_id(c) for c in h] if s != seat else [] for s, h in enumerate(state.hands)],
         "added": added,
     }
     state.say("declares", seat, combo, [fc.kind_id(c) for c in hand], state.battle)

@@ -14,6 +14,12 @@ Parsed = tuple[str, int, int]
 
 
 def _parse(face: Any) -> Parsed | None:
+    """A card as the bot reasons about it: from a view's kind id ("humans-3"), or from a face (a
+    contest's card, as the hub offers it)."""
+    if isinstance(face, str):  # kind_id: "<race>-<value>" for an army card, else the kind
+        named, _, number = face.partition("-")
+        face = {"kind": "army", "race": named, "value": int(number) if number.isdigit() else None} if number \
+            else {"kind": face}
     if not isinstance(face, dict):
         return None
     kind = face.get("kind")

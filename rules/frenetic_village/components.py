@@ -117,7 +117,7 @@ def kind_id(card: int) -> str:
 
 
 def catalogue() -> dict[str, dict[str, Any]]:
-    """Every kind of card by its id, as the log names them."""
+    """Every kind of card by its id, as the views and the log name them."""
     out: dict[str, dict[str, Any]] = {}
     for card in range(DECK_SIZE):
         shown = face(card)

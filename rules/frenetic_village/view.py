@@ -10,12 +10,13 @@ from rules.frenetic_village.state import State
 
 
 def seat_view(public: View, state: State, seat: int | None) -> View:
-    """All but a seat's hand, legal actions and grabbed slot is public."""
+    """All but a seat's hand, legal actions and grabbed slot is public. A card shown is the id of its
+    kind ("humans-3", "skulls"), the same for every copy, and the catalogue says what it shows."""
     view = dict(public)
     own = seat if seat is not None and isinstance(seat, int) and 0 <= seat < state.seats else None
     if own is not None:
         view["legal"] = actions.legal(state, own)
-        view["hand"] = [fc.face(x) for x in state.hands[own]]
+        view["hand"] = [fc.kind_id(x) for x in state.hands[own]]
         view["grabbed_slot"] = state.exclude_slot if own == state.turn else None
     return view
 
@@ -27,13 +28,13 @@ def public_view(state: State) -> View:
         down = state.face_down == s
         players.append({
             "seat": s, "hand": len(state.hands[s]), "pile": len(pile),
-            "top": fc.face(pile[-1]) if pile and not down else None, "face_down": down,
+            "top": fc.kind_id(pile[-1]) if pile and not down else None, "face_down": down,
             "wins": state.wins[s], "score": state.scores[s],
         })
     c = state.contest
     contest = None if c is None else {
         "key": c.key, "pile": c.pile, "placer": c.placer, "eligible": list(c.eligible),
-        "card": fc.face(state.piles[c.pile][-1]),
+        "card": fc.kind_id(state.piles[c.pile][-1]),
     }
     return {
         "game": GAME_ID,

@@ -88,12 +88,16 @@ FACES: tuple[Card, ...] = tuple(dict.fromkeys(WATERFALL_DECK))
 SCORE_FACES: tuple[ScoreCard, ...] = tuple(dict.fromkeys(SCORE_CARDS))
 
 
+_FACE_IDS = {card: i for i, card in enumerate(FACES)}
+_SCORE_IDS = {card: i for i, card in enumerate(SCORE_FACES)}
+
+
 def face_id(card: Card) -> int:
-    return FACES.index(card)
+    return _FACE_IDS[card]
 
 
 def score_id(card: ScoreCard) -> int:
-    return SCORE_FACES.index(card)
+    return _SCORE_IDS[card]
 
 
 def catalogue() -> dict[str, dict[str, dict[str, int | str | None]]]:

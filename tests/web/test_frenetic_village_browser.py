@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import rules.frenetic_village.components as fc
 from rules.frenetic_village.bot import bot_action, wants
 from tests.conftest import HubProcess
 from tests.web.client_kit import SHOTS, Pacer, browser_serving, join, make_room, new_page, shot
@@ -325,6 +326,8 @@ def test_keyboard_alone_makes_a_move(browser: Any, hub: HubProcess) -> None:
 RENDER_JS = """async ([view, seat, room]) => {
     const mod = (await import('/games/frenetic_village.js')).default;
     const { render } = await import('/ui.js');
+    // as the frame does: the catalogue with the module (views name cards by their kinds' ids)
+    await (await import('/words.js')).loadCatalogue('frenetic_village');
     let el = document.getElementById('fv-test');
     if (!el) { el = document.createElement('section'); el.id = 'fv-test'; document.body.prepend(el); }
     window.fvSent = [];
@@ -338,8 +341,6 @@ RENDER_JS = """async ([view, seat, room]) => {
 
 
 def card_id(kind: str, race: str | None = None, value: int | None = None, nth: int = 0) -> int:
-    import rules.frenetic_village.components as fc
-
     ids = [i for i, (k, r, v) in enumerate(fc.CARDS)
            if k == kind and (race is None or fc.RACES[r] == race) and (value is None or v == value)]
     return ids[nth]
@@ -411,8 +412,6 @@ def test_every_legal_action_is_reachable_by_clicks_and_nothing_else(browser: Any
 
 def test_closest_combination_matches_the_engines_measure(browser: Any, hub: HubProcess) -> None:
     """The table's "closest combinations" count what the bots' measure counts, on random hands."""
-    import rules.frenetic_village.components as fc
-
     w = new_page(browser)
     page = w.page
     page.goto(hub.url + "/#/")
@@ -547,7 +546,9 @@ def test_an_opted_in_seat_is_alerted_when_a_grab_opens_for_it(browser: Any, hub:
     pacer.start()
     try:
         offered_a_grab(page)
-        card = page.evaluate("() => window.hubDebug.connection.view.contest.card.name")
+        # the view names the card by its kind; the contest frame, and so the alert, by its face's name
+        kind = page.evaluate("() => window.hubDebug.connection.view.contest.card")
+        card = next(fc.name(c) for c in range(fc.DECK_SIZE) if fc.kind_id(c) == kind)
         page.wait_for_function("() => window.notified.some((n) => n.tag === 'hub-grab')", timeout=STEP_TIMEOUT_MS)
         grabs = page.evaluate("() => window.notified.filter((n) => n.tag === 'hub-grab')")
         # the page's own discards opened grabs too, for seat 1 only: this is the one offered to the page

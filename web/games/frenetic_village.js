@@ -11,6 +11,7 @@
 // the measured round trip. Both are only read; nothing is sent through it.
 
 import { h, stylesheet } from "../ui.js";
+import { catalogueCard } from "../words.js";
 
 // Stylesheet of this table only, next to this module.
 await stylesheet(new URL("./frenetic_village.css", import.meta.url).href, "frenetic_village");
@@ -54,6 +55,31 @@ let contest = null;     // the open contest this connection was offered: {nonce,
 let lastResult = null;  // the last contest_result event seen in this room
 let lastCtx = null;
 let lastView = null;
+
+// A card in a view is the id of its kind ("humans-3", "skulls"); the catalogue says what it shows.
+// The board reads faces, so each view is read once into one with the faces in place.
+const withFacesOf = new WeakMap();
+
+function faceOf(id) {
+  if (id === null || id === undefined || typeof id === "object") return id ?? null;
+  return catalogueCard("frenetic_village", id) || { kind: String(id) };
+}
+
+function withFaces(view) {
+  if (!view || typeof view !== "object") return view;
+  let v = withFacesOf.get(view);
+  if (v) return v;
+  const b = view.last_battle;
+  v = {
+    ...view,
+    hand: Array.isArray(view.hand) ? view.hand.map(faceOf) : view.hand,
+    players: Array.isArray(view.players) ? view.players.map((p) => (p && "top" in p ? { ...p, top: faceOf(p.top) } : p)) : view.players,
+    contest: view.contest ? { ...view.contest, card: faceOf(view.contest.card) } : view.contest,
+    last_battle: b ? { ...b, hand: (b.hand || []).map(faceOf), hands: (b.hands || []).map((h) => (h || []).map(faceOf)) } : b,
+  };
+  withFacesOf.set(view, v);
+  return v;
+}
 const watched = new WeakSet();
 
 function connection() {
@@ -643,7 +669,8 @@ The instant the player whose turn it is discards a card onto their own pile, eve
 
 Win a battle by holding 5 consecutive values of one race, 5 cards of one value, or 5 consecutive values each of a different race (the invincible ladder): begin your turn holding it, draw a card and put the drawn card face down to declare it. Wildcards stand for any card.`,
 
-  phaseText(view, ctx) {
+  phaseText(raw, ctx) {
+    const view = withFaces(raw);
     const name = (s) => (s === ctx.seat ? "You" : ctx.name(s));
     const turn = name(view.turn);
     const c = view.contest;
@@ -687,7 +714,8 @@ Win a battle by holding 5 consecutive values of one race, 5 cards of one value, 
     setTimeout(() => { if (contest === mine) { contest = null; if (lastCtx) lastCtx.rerender(); } }, 15000);
   },
 
-  render(view, ctx) {
+  render(raw, ctx) {
+    const view = withFaces(raw);
     lastCtx = ctx;
     lastView = view;
     watchConnection();
