@@ -19,7 +19,6 @@ before and after, which these engine-level figures leave out.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import random
 import statistics
@@ -40,19 +39,9 @@ AUDIENCES = ("spectator", "seat")
 
 
 def _step(game: Any, state: Any, rng: random.Random, bots: bool) -> bool:
-    from rules.engine import IllegalAction
-    from tests.rules.kit import step_once
+    from tests.rules.kit import bot_step, step_once
 
-    movers = [s for s in game.active(state) if game.legal(state, s)]
-    if not bots or game.contest(state) is not None or not movers:
-        return step_once(game, state, rng) is not None
-    seat = rng.choice(movers)
-    action = game.bot_action(game.view(state, seat), rng)
-    try:
-        game.apply(state, seat, copy.deepcopy(action))
-    except IllegalAction:
-        return step_once(game, state, rng) is not None
-    return True
+    return bot_step(game, state, rng) if bots else step_once(game, state, rng) is not None
 
 
 def measure(games: int) -> dict[str, dict[str, dict[str, float]]]:

@@ -40,6 +40,21 @@ def step_once(game: Game, state: Any, rng: random.Random,
     return seat, action
 
 
+def bot_step(game: Game, state: Any, rng: random.Random) -> bool:
+    """One step as the hub's bots play (offers and trades included, which random legal play never
+    makes: offers are not listed in `legal`); a contest or a refused bot move goes at random."""
+    movers = [s for s in game.active(state) if game.legal(state, s)]
+    if game.contest(state) is not None or not movers:
+        return step_once(game, state, rng) is not None
+    seat = rng.choice(movers)
+    action = game.bot_action(game.view(state, seat), rng)
+    try:
+        game.apply(state, seat, copy.deepcopy(action))
+    except IllegalAction:
+        return step_once(game, state, rng) is not None
+    return True
+
+
 def random_playout(game: Game, seats: int, seed: int, options: dict[str, Any] | None = None,
                    max_steps: int = 20000, rng_seed: int | None = None,
                    prefer: frozenset[str] = frozenset()) -> Playout:

@@ -7,7 +7,6 @@ web/words.js, run by Node) turn every entry written into a sentence with nothing
 """
 from __future__ import annotations
 
-import copy
 import json
 import random
 import re
@@ -19,27 +18,11 @@ from typing import Any
 import msgpack
 import pytest
 
-from rules.engine import Game, IllegalAction
 from rules.registry import GAMES
-from tests.rules.kit import step_once
+from tests.rules.kit import bot_step, step_once
 
 ROOT = Path(__file__).resolve().parents[2]
 STEPS = 600
-
-
-def bot_step(game: Game, state: Any, rng: random.Random) -> bool:
-    """One step as the hub's bots play (offers and trades included, which random legal play never
-    makes: offers are not listed in `legal`); a contest or a refused bot move goes at random."""
-    movers = [s for s in game.active(state) if game.legal(state, s)]
-    if game.contest(state) is not None or not movers:
-        return step_once(game, state, rng) is not None
-    seat = rng.choice(movers)
-    action = game.bot_action(game.view(state, seat), rng)
-    try:
-        game.apply(state, seat, copy.deepcopy(action))
-    except IllegalAction:
-        return step_once(game, state, rng) is not None
-    return True
 
 
 def entries_of(game_id: str) -> list[Any]:
