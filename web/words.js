@@ -40,11 +40,20 @@ function catalogueOf(game) {
   return c && !(c instanceof Promise) ? c : null;
 }
 
+// The language's plural rules and list format, made once each: the Moves panel words 40 entries a render.
+const intl = new Map();
+function intlOf(lang) {
+  if (!intl.has(lang)) {
+    intl.set(lang, { plurals: new Intl.PluralRules(lang), lists: new Intl.ListFormat(lang, { type: "conjunction" }) });
+  }
+  return intl.get(lang);
+}
+
 /** Items joined as the language joins a list ("A, B and C"), each item a string or a node. */
 function joinList(items, lang) {
   if (items.length < 2) return items;
   const marks = items.map((_, i) => `\u0001${i}\u0001`);
-  const parts = new Intl.ListFormat(lang, { type: "conjunction" }).formatToParts(marks);
+  const parts = intlOf(lang).lists.formatToParts(marks);
   return parts.map((p) => (p.type === "element" ? items[Number(p.value.slice(1, -1))] : p.value));
 }
 
@@ -59,7 +68,7 @@ export function entryWords(game, entry, seat) {
   const fn = texts.log[game] && texts.log[game][entry[0]];
   if (typeof fn !== "function") return null;
   const cat = catalogueOf(game);
-  const plurals = new Intl.PluralRules(current);
+  const { plurals } = intlOf(current);
   const cardText = (id, opts) => {
     const c = cat && cat.cards ? cat.cards[String(id)] : null;
     const say = texts.cards[game];

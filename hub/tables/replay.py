@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hub.tables.audience import diff
-from hub.tables.bots import log_total, mark_log
+from hub.tables.bots import mark_log
 from hub.tables.room import STAND_IN, Room
 
 
@@ -37,14 +37,14 @@ def build(room: Room) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     shown = [0]  # after i actions, how many steps a replay shows
     stood_in = [0] * len(room.seats)
-    marks: list[int] = []
+    # the room's marks as they stand at the end: at each step the view shows only entries written by
+    # then, and the marks of later ones fall outside its window
+    marks = room.bots.stood_in_log
     for i, (seat, action) in enumerate(room.log):
-        by_stand_in = i in room.bots.stood_in  # a stand-in acts for a seat: never the hub's own step
-        written_from = log_total(room.game, state) if by_stand_in else 0
         room.game.apply(state, seat, dict(action))
+        by_stand_in = i in room.bots.stood_in  # a stand-in acts for a seat: never the hub's own step
         if by_stand_in and seat is not None:
             stood_in[seat] += 1
-            marks += range(written_from, log_total(room.game, state))
         view = spectator_view(room, state, stood_in, marks)
         ops = diff(prev, view)
         if ops:
