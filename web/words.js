@@ -32,6 +32,12 @@ export function catalogueCard(game, id) {
   return cat && cat.cards ? cat.cards[String(id)] || null : null;
 }
 
+/** What a Score card (or another scoring piece) of the game shows, by the id of its kind. */
+export function catalogueScore(game, id) {
+  const cat = catalogueOf(game);
+  return cat && cat.scores ? cat.scores[String(id)] || null : null;
+}
+
 /** A catalogue already at hand (a test, or a page that had it from elsewhere). */
 export function setCatalogue(game, catalogue) { catalogues.set(game, catalogue); }
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rules.engine import Action, View
 from rules.frenzy_falls.components import SPILL_AT
+from rules.frenzy_falls.view import with_faces
 
 #: What a face-down card the bot cannot see is worth on average (the deck's means, rounded).
 UNSEEN_WATER = 2.3
@@ -73,6 +74,7 @@ def bot_action(view: View, rng: random.Random) -> Action | None:
     legal: list[Action] = view.get("legal") or []
     if not legal:
         return None
+    view = with_faces(view)
     me = view.get("seat")
     phase = view.get("phase")
     hand = view.get("hand") or []

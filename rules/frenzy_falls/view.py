@@ -1,9 +1,11 @@
 """What one viewer sees: every public fact, their own hidden cards, and nothing else.
 
-Cards carry no ids anywhere: Pool cards are known by their place (Pool index, position), hand
-cards by their index in the owner's hand, so nobody can follow a card through a hand, a deck
-or a shuffle. A face-down card shows its owner (the card back is public) and, to its owner
-alone, its face.
+A card is named by the id of its kind in the catalogue (`GET /api/games/frenzy_falls/catalogue`),
+the same for every card of that face, never by an id of its own: Pool cards are known by their
+place (Pool index, position), hand cards by their index in the owner's hand, so nobody can follow
+a card through a hand, a deck or a shuffle. A face-down card shows its owner (the card back is
+public) and, to its owner alone, its kind. A kind's id in place of the three numbers of its face
+is what keeps a played or revealed card to a few bytes on the wire.
 """
 from __future__ import annotations
 
@@ -11,23 +13,41 @@ from typing import Any
 
 import rules.frenzy_falls.actions as actions
 from rules.engine import View, json_copy
-from rules.frenzy_falls.components import Card, ScoreCard
+from rules.frenzy_falls.components import FACES, SCORE_FACES, ScoreCard, face_id, score_id
 from rules.frenzy_falls.state import Pool, PoolCard, State
 
 
-def face(card: Card) -> dict[str, Any]:
+def face(kind: int) -> dict[str, Any]:
+    card = FACES[kind]
     return {"water": card.water, "influence": card.influence, "action": card.action}
-
-
-def score_face(card: ScoreCard | None) -> dict[str, Any] | None:
-    return None if card is None else {"water": card.water, "points": card.points}
 
 
 def pool_card(pc: PoolCard, viewer: int | None) -> dict[str, Any]:
     out: dict[str, Any] = {"seat": pc.seat, "up": pc.up}
     if pc.up or pc.seat == viewer:
-        out.update(face(pc.card))
+        out["card"] = face_id(pc.card)
     return out
+
+
+def _score(card: ScoreCard | None) -> int | None:
+    return None if card is None else score_id(card)
+
+
+def with_faces(view: View) -> View:
+    """The view with every kind id replaced by the face it names, as the bots read it."""
+    v = dict(view)
+
+    def card(c: dict[str, Any]) -> dict[str, Any]:
+        out = {k: x for k, x in c.items() if k != "card"}
+        return {**out, **face(c["card"])} if "card" in c else out
+
+    v["pools"] = [{**pool, "score": None if pool["score"] is None else
+                   {"water": SCORE_FACES[pool["score"]].water, "points": SCORE_FACES[pool["score"]].points},
+                   "cards": [card(c) for c in pool["cards"]]} for pool in view.get("pools") or []]
+    for key in ("hand", "discard_pile"):
+        if view.get(key) is not None:
+            v[key] = [face(k) for k in view[key]]
+    return v
 
 
 def seat_view(public: View, state: State, seat: int | None) -> View:
@@ -42,8 +62,8 @@ def seat_view(public: View, state: State, seat: int | None) -> View:
         v["seat"] = me
         v["pools"] = [_pool(pool, me) if any(not pc.up and pc.seat == me for pc in pool.cards) else shared
                       for pool, shared in zip(state.pools, public["pools"], strict=True)]
-        v["hand"] = [face(c) for c in mine.hand]
-        v["discard_pile"] = [face(c) for c in mine.discard]
+        v["hand"] = [face_id(c) for c in mine.hand]
+        v["discard_pile"] = [face_id(c) for c in mine.discard]
         v["discarding"] = list(state.discards[me]) if me in state.discards else None
     return v
 
@@ -51,7 +71,7 @@ def seat_view(public: View, state: State, seat: int | None) -> View:
 def _pool(pool: Pool, viewer: int | None) -> dict[str, Any]:
     shown = (pool.score.water if pool.score else 0) + sum(pc.card.water for pc in pool.cards if pc.up)
     return {
-        "score": score_face(pool.score),
+        "score": _score(pool.score),
         "water": shown,
         "cards": [pool_card(pc, viewer) for pc in pool.cards],
     }

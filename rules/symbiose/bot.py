@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from rules.engine import Action, View
 from rules.symbiose.components import COLUMNS, DECK, RIVER, Card, Target
@@ -26,10 +25,8 @@ HIDDEN_GUESS = 4.5
 MATCH_CHANCE = 0.25
 
 
-def _card_from_view(slot: Mapping[str, Any]) -> Card | None:
-    if not slot.get("up"):
-        return None
-    return DECK[int(slot["card"])]
+def _card_from_view(slot: int | None) -> Card | None:
+    return None if slot is None else DECK[int(slot)]
 
 
 def _estimate(boards: Mapping[Target, Sequence[Card | None]], seat: int,

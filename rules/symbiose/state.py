@@ -1,5 +1,5 @@
 """A Symbiose table: every card's place, face-down ones included (`view` shows a face-down slot as
-`{"up": false}` and nothing else, to everyone, its owner included: nobody has looked at it)."""
+`null` and nothing else, to everyone, its owner included: nobody has looked at it)."""
 from __future__ import annotations
 
 import random

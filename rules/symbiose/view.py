@@ -1,5 +1,5 @@
 """What each audience sees of a Symbiose table: everything but `legal` is public, and a face-down
-card is `{"up": false}` to everyone."""
+card is `null` to everyone."""
 from __future__ import annotations
 
 from typing import Any
@@ -59,11 +59,12 @@ def _scoring_entry(state: State, seat: int, points: list[int]) -> dict[str, Any]
             "slots": list(points)}
 
 
-def _slot_view(card: int, up: bool) -> dict[str, Any]:
+def _slot_view(card: int, up: bool) -> int | None:
     """A face-up card is the id of its kind in the catalogue (its place in the deck table: every
     card is of a kind of its own, and it says nothing of the shuffle; a card never turns face down
-    again, so following it leaks nothing); a face-down card carries nothing at all."""
-    return {"up": True, "card": card} if up else {"up": False}
+    again, so following it leaks nothing); a face-down card is `null`, which carries nothing at all.
+    A bare id rather than a map makes turning a card up one `replace` on the wire, not two."""
+    return card if up else None
 
 
 def catalogue() -> dict[str, Any]:

@@ -306,8 +306,8 @@ def test_a_player_with_an_empty_hand_is_passed_over() -> None:
 
 
 def _face(name: str) -> dict[str, object]:
-    card = face(name)
-    return {"water": card.water, "influence": card.influence, "action": card.action}
+    """A card as a view names it: by its kind's id in the catalogue."""
+    return {"card": face_id(face(name))}
 
 
 def test_apply_returns_every_log_line_the_action_wrote() -> None:

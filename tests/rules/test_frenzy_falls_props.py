@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rules.engine import IllegalAction
 from rules.frenzy_falls import GAME
 from rules.frenzy_falls.actions import KINDS
-from rules.frenzy_falls.components import SCORE_DECK_SIZE, WATERFALL_DECK
+from rules.frenzy_falls.components import SCORE_DECK_SIZE, WATERFALL_DECK, face_id
 from rules.frenzy_falls.state import State
 from rules.registry import get
 from tests.rules.frenzy_falls_kit import assert_conserved, build, reveal, score
@@ -186,12 +186,13 @@ def test_hidden_cards_carry_no_face_and_no_id() -> None:
     first = state.first
     GAME.apply(state, first, {"type": "play", "card": 0, "pool": 1})
     mine = GAME.view(state, first)["pools"][1]["cards"][0]
-    assert mine["seat"] == first and mine["up"] is False and set(mine) == {"seat", "up", "water",
-                                                                         "influence", "action"}
+    assert mine["seat"] == first and mine["up"] is False and set(mine) == {"seat", "up", "card"}
+    assert mine["card"] == face_id(state.pools[1].cards[0].card)
     for viewer in [None, *(s for s in range(3) if s != first)]:
         view = GAME.view(state, viewer)
         assert view["pools"][1]["cards"][0] == {"seat": first, "up": False}
-        assert view["pools"][1]["water"] == GAME.view(state, None)["pools"][1]["score"]["water"]
+        score = GAME.catalogue()["scores"][str(GAME.view(state, None)["pools"][1]["score"])]
+        assert view["pools"][1]["water"] == score["water"]
         assert view["hand"] is None or viewer != first
     assert GAME.view(state, None)["hand"] is None and GAME.view(state, None)["legal"] == []
 

@@ -190,20 +190,20 @@ def test_every_turn_turns_one_card_up_so_all_are_up_after_eight() -> None:
 def test_duel_face_down_river_cards_can_be_taken_and_are_hidden() -> None:
     s = new(2, "duel")
     v = GAME.view(s, 0)
-    assert v["river"][4:] == [{"up": False}] * 4
+    assert v["river"][4:] == [None] * 4
     GAME.apply(s, 0, {"type": "flip", "slot": 0})
     GAME.apply(s, 1, {"type": "flip", "slot": 0})
     assert {"type": "swap", "river": 6, "slot": 2} in GAME.legal(s, 0)
     taken = s.river[6]
     GAME.apply(s, 0, {"type": "swap", "river": 6, "slot": 2})
     assert s.ponds[0][2] == taken and s.up[0][2] and s.river_up[6]
-    assert GAME.view(s, 1)["ponds"][0][2]["card"] == taken
+    assert GAME.view(s, 1)["ponds"][0][2] == taken
 
 
 def test_duel_river_is_revealed_for_scoring() -> None:
     out = random_playout(GAME, 2, 5, {"mode": "duel"})
     assert out.finished
-    assert all(slot["up"] for slot in GAME.view(out.state, None)["river"])
+    assert all(slot is not None for slot in GAME.view(out.state, None)["river"])
 
 
 # -- scoring -------------------------------------------------------------------------------------
@@ -346,7 +346,7 @@ def test_final_view_has_scoring_per_slot_column_and_fixed() -> None:
         assert sum(entry["slots"]) == entry["total"] == sum(entry["columns"]) == res["scores"][seat]
         assert entry["columns"] == [entry["slots"][c] + entry["slots"][c + 4] for c in range(4)]
         fixed = sum(p for slot, p in zip(v["ponds"][seat], entry["slots"], strict=True)
-                    if DECK[slot["card"]].kind == "fixed")
+                    if DECK[slot].kind == "fixed")
         assert entry["fixed"] == fixed
         assert v["players"][seat]["score"] == entry["total"]
     assert set(res["winners"]) == {s for s, x in enumerate(res["scores"]) if x == max(res["scores"])}
@@ -359,10 +359,10 @@ def test_view_shows_face_down_slots_as_bare_and_cards_by_contract() -> None:
     GAME.apply(s, 0, {"type": "flip", "slot": 2})
     for viewer in (None, 0, 1, 2):
         v = GAME.view(s, viewer)
-        assert v["ponds"][0][0] == {"up": False}
+        assert v["ponds"][0][0] is None
         shown = v["ponds"][0][2]
         # a face-up card is the id of its kind; the catalogue says what it shows
-        assert shown == {"up": True, "card": s.ponds[0][2]}
+        assert shown == s.ponds[0][2]
         c, face = DECK[s.ponds[0][2]], GAME.catalogue()["cards"][str(s.ponds[0][2])]
         assert (face["colour"], face["animal"]) == (c.colour, c.animal)
         assert v["scoring"] is None and v["result"] is None and v["deadline"] is None
@@ -373,7 +373,7 @@ def test_view_shows_face_down_slots_as_bare_and_cards_by_contract() -> None:
 def test_card_values_by_kind() -> None:
     s = new(2)
     cards = GAME.catalogue()["cards"]
-    views = {DECK[c].label: cards[str(v["card"])]["value"] for c, v in zip(s.river, GAME.view(s, None)["river"],
+    views = {DECK[c].label: cards[str(v)]["value"] for c, v in zip(s.river, GAME.view(s, None)["river"],
                                                                           strict=True)}
     for label, value in views.items():
         if value["kind"] == "fixed":
@@ -571,14 +571,14 @@ def test_hidden_cards_are_bare_in_every_view(seats: int, mode: str) -> None:
         for s in range(seats):
             for i, slot in enumerate(v["ponds"][s]):
                 if state.up[s][i]:
-                    assert slot["card"] == state.ponds[s][i]
+                    assert slot == state.ponds[s][i]
                 else:
-                    assert slot == {"up": False}
+                    assert slot is None
         for j, slot in enumerate(v["river"]):
             if state.river_up[j]:
-                assert slot["card"] == state.river[j]
+                assert slot == state.river[j]
             else:
-                assert slot == {"up": False}
+                assert slot is None
         text = dump(v)
         hidden = [state.ponds[s][i] for s in range(seats) for i in range(8) if not state.up[s][i]]
         for c in hidden + state.deck:

@@ -11,6 +11,7 @@
 
 import { h, stylesheet } from "../ui.js";
 import { playerTag } from "../frame.js";
+import { catalogueCard, catalogueScore } from "../words.js";
 
 // Loaded once, by this module, so the shared stylesheet needs no Frenzy Falls rules.
 await stylesheet(new URL("./frenzy_falls.css", import.meta.url).href, "frenzy_falls");
@@ -519,6 +520,38 @@ function finalTable(view, ctx) {
     h("p", { class: "muted" }, "Most points wins; a tie goes to the most Score cards; a tie after that is shared."));
 }
 
+
+// The view names a card by its kind's id in the catalogue (docs/frenzy_falls.md); the table reads each
+// view once into faces, so the drawing below sees water, influence and action. A view recorded
+// before cards were ids already holds its faces, and passes through unchanged.
+const withFacesOf = new WeakMap();
+
+function cardFace(id) {
+  return catalogueCard("frenzy_falls", id) || {};
+}
+
+function scoreFace(id) {
+  if (id === null || id === undefined || typeof id === "object") return id ?? null;
+  return catalogueScore("frenzy_falls", id) || { water: "?", points: "?" };
+}
+
+function withFaces(view) {
+  if (!view || typeof view !== "object") return view;
+  let v = withFacesOf.get(view);
+  if (v) return v;
+  const card = (c) => (c && typeof c === "object" && "card" in c ? { ...c, ...cardFace(c.card) } : c);
+  const ids = (list) => (Array.isArray(list) ? list.map((k) => (typeof k === "object" ? k : cardFace(k))) : list);
+  v = {
+    ...view,
+    pools: Array.isArray(view.pools)
+      ? view.pools.map((p) => (p ? { ...p, score: scoreFace(p.score), cards: (p.cards || []).map(card) } : p)) : view.pools,
+    hand: ids(view.hand),
+    discard_pile: ids(view.discard_pile),
+  };
+  withFacesOf.set(view, v);
+  return v;
+}
+
 export default {
   id: "frenzy_falls",
   title: "Frenzy Falls",
@@ -530,7 +563,8 @@ When a Pool's water (Score card included) reaches 10 it spills over: the player 
 
 When a Score card cannot be replaced the game ends after that round: most points wins, then most Score cards.`,
 
-  phaseText(view, ctx) {
+  phaseText(raw, ctx) {
+    const view = withFaces(raw);
     const round = Number.isInteger(view.round) ? `Round ${view.round}: ` : "";
     if (view.phase === "over") return "Game over: Score cards added up";
     const w = phaseWords(view, ctx);
@@ -560,7 +594,8 @@ When a Score card cannot be replaced the game ends after that round: most points
     return f ? { name: p.falls, symbol: `${f.sym}${f.letter}`, word: "deck", css: f.css, ink: "#fff" } : null;
   },
 
-  render(view, ctx) {
+  render(raw, ctx) {
+    const view = withFaces(raw);
     const hand = Array.isArray(view.hand) ? view.hand : [];
     const key = `${ctx.room}:${ctx.seat}:${view.round}:${view.phase}:${hand.length}`;
     if (selection.key !== key) selection = { key, card: null, discard: new Set() };

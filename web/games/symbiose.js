@@ -26,9 +26,13 @@ function colourOf(c) {
   return COLOURS[c] || { sym: "■", word: String(c ?? "?") };
 }
 
-/** A face-up slot's card: the view names it by its kind's id, the catalogue says what it shows. */
+/**
+ * A face-up slot's card: the view names it by its kind's id (a face-down slot is null), the
+ * catalogue says what it shows. Views recorded before slots were bare ids held `{up, card}`.
+ */
 function cardOf(slot) {
-  return slot && slot.up && slot.card !== undefined && slot.card !== null ? catalogueCard("symbiose", slot.card) : null;
+  const id = slot !== null && typeof slot === "object" ? (slot.up ? slot.card : null) : slot;
+  return id !== undefined && id !== null ? catalogueCard("symbiose", id) : null;
 }
 
 function valueText(card) {
