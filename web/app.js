@@ -8,6 +8,7 @@
 import { renderLobby } from "./lobby.js";
 import { openTable, showNet } from "./table.js";
 import { openReplay } from "./replay.js";
+import { LANGUAGE_NAMES, language, onLanguage, setLanguage, t } from "./words.js";
 
 const app = document.getElementById("app");
 let leave = null;
@@ -31,6 +32,27 @@ function route() {
     leave = renderLobby(app);
   }
   window.scrollTo(0, 0);
+}
+
+// The language switch in the site header: every language by its own name; a change is kept in this
+// browser and every screen draws itself again in it (the lobby, a table mid-game, a replay).
+const pickLanguage = document.getElementById("language");
+if (pickLanguage) {
+  for (const [code, name] of Object.entries(LANGUAGE_NAMES)) {
+    const o = document.createElement("option");
+    o.value = code;
+    o.lang = code;
+    o.textContent = name;
+    pickLanguage.append(o);
+  }
+  const label = () => {
+    pickLanguage.value = language();
+    const l = document.getElementById("language-label");
+    if (l) l.textContent = t("site.language");
+  };
+  label();
+  pickLanguage.addEventListener("change", () => setLanguage(pickLanguage.value));
+  onLanguage(label);
 }
 
 window.addEventListener("hashchange", route);

@@ -14,7 +14,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { h, render, api, toast, words, seatName, announce, ShareBox, roomLink, copyText } from "./ui.js";
 import { playAgain } from "./play_again.js";
 import { alertMe, AlertSwitches } from "./alerts.js";
-import { entryWords, loadCatalogue, plain } from "./words.js";
+import { entryWords, loadCatalogue, onLanguage, plain, t } from "./words.js";
 
 // --- seat colours and symbols ------------------------------------------------------------------
 
@@ -257,6 +257,8 @@ export class Frame {
     this.outage = null;
     this.resultRef = createRef();
     this.summaryRef = createRef();
+    // A language switch draws the table again in the new words (the log's entries are data).
+    this.offLanguage = onLanguage(() => this.draw());
     this.draw();
   }
 
@@ -308,6 +310,7 @@ export class Frame {
   /** Leave the screen: its elements go, and with them their timers. */
   close() {
     this.closed = true;
+    this.offLanguage();
     document.removeEventListener("pointerdown", this.onTouch, true);
     document.removeEventListener("keydown", this.onTouch, true);
     render(null, this.el);

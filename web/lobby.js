@@ -3,37 +3,50 @@
 // Everything here is plain HTTP against /api; the table itself is table.js. The options form is
 // built from each option's description ({default, choices?, min?, max?, doc?, by_seats?}), so a game
 // or a hub setting added later shows up without touching this file; the hub's own options get plain
-// words (and seconds rather than milliseconds) from OPTION_WORDS. `by_seats` gives, per seat count,
+// words (and seconds rather than milliseconds) from the language files (web/i18n/), units from OPTION_UNITS. `by_seats` gives, per seat count,
 // the default and choices for a table of that size (Symbiose's modes): the form offers only those.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { h, render, api, toast, savedName, saveName, nameOrAsk, saveSeat, seatFor, words, withCode, copyText, roomLink, myGames, forgetGame, reclaimSeat } from "./ui.js";
+import { known, language, onLanguage, t } from "./words.js";
 
 const REFRESH_MS = 3000;
 const MAX_ROOMS = 30;
-const STATUS_WORDS = { waiting: "◷ waiting for players", playing: "▶ playing", finished: "■ finished" };
+const statusWords = (status) => (status in STATUS_ORDER ? t(`status.${status}`) : null);
 const STATUS_ORDER = { waiting: 0, playing: 1, finished: 2 };
 
 /**
- * Words for options whose names are the hub's own shorthand. `scale` turns what the player types
- * (seconds, any fraction) into what the option takes (whole milliseconds).
+ * Units of options whose names are the hub's own shorthand: `scale` turns what the player types
+ * (seconds, any fraction) into what the option takes (whole milliseconds). Every option's label and
+ * help are words of the language files (`option.<name>`, `option.<name>.help`), and each choice's
+ * (`choice.<value>`, `choice.<value>.help`); one they lack shows the hub's own words.
  */
-const OPTION_WORDS = {
-  bot_delay_ms: { label: "Bot thinking time", unit: "seconds", scale: 1000,
-    help: "How long a bot waits before it moves: a person's pace by default, 0 for at once." },
-  grab_window_ms: { label: "Time to grab", unit: "seconds", scale: 1000,
-    help: "How long a card stays up for grabs at most." },
-  decision_seconds: { label: "Time per decision", unit: "seconds",
-    help: "0 means no limit. When the time is up, the game makes the default move for the player." },
-  bank_seconds: { label: "Time bank", unit: "seconds",
-    help: "Extra time of each player's own, used once a decision's time is up (like a chess clock); "
-      + "0 means none." },
-  private: { label: "Private room", help: "Not listed in the lobby: only those you send the link can join." },
-  spectator_chat: { label: "Spectators' chat",
-    help: "“Table”: everyone reads what spectators say. “Spectators”: only other spectators do." },
-  max_offers: { label: "Open offers per player" },
-  battles: { label: "Battles", help: "How many battles the “Lowest total” and “Battle points” variants last." },
+const OPTION_UNITS = {
+  bot_delay_ms: { unit: "unit.seconds", scale: 1000 },
+  grab_window_ms: { unit: "unit.seconds", scale: 1000 },
+  decision_seconds: { unit: "unit.seconds" },
+  bank_seconds: { unit: "unit.seconds" },
 };
+
+function optionWords(name) {
+  const w = OPTION_UNITS[name] || {};
+  return {
+    ...w,
+    label: known(`option.${name}`) ? t(`option.${name}`) : null,
+    help: known(`option.${name}.help`) ? t(`option.${name}.help`) : null,
+  };
+}
+
+/** A game's one-line description in the reader's language, else the hub's. */
+function description(g) {
+  return known(`game.${g.id}`) ? t(`game.${g.id}`) : g.description;
+}
+
+/** Draw again when the reader picks another language. */
+function useLanguage() {
+  const [, setLang] = useState(language());
+  useEffect(() => onLanguage(setLang), []);
+}
 
 /** Render the lobby into el; returns a function that takes it away (and stops its timers). */
 export function renderLobby(el) {
@@ -42,6 +55,7 @@ export function renderLobby(el) {
 }
 
 function Lobby() {
+  useLanguage();
   const [name, setName] = useState(savedName);
   const [games, setGames] = useState(null);
   const [gamesError, setGamesError] = useState(null);
@@ -104,7 +118,7 @@ function Lobby() {
       saveSeat(rid, got.seat, got.token);
       location.hash = `#/room/${encodeURIComponent(rid)}`;
     } catch (e) {
-      toast(e.status === 409 ? "That seat is taken (or the room is full)." : `Could not join: ${e.message}`, "error");
+      toast(e.status === 409 ? t("lobby.seatTaken") : t("lobby.couldNotJoin", { why: e.message }), "error");
       refresh.current();
     }
   };
@@ -119,21 +133,21 @@ function Lobby() {
 
   return h("div", { class: "lobby" },
     h("section", { class: "who card" },
-      h("label", { for: "player-name" }, "Your name "),
-      h("input", { id: "player-name", name: "name", maxlength: 24, autocomplete: "nickname", placeholder: "Your name",
+      h("label", { for: "player-name" }, `${t("lobby.yourName")} `),
+      h("input", { id: "player-name", name: "name", maxlength: 24, autocomplete: "nickname", placeholder: t("lobby.yourName"),
         value: name, "data-testid": "name", oninput: (e) => {
           setName(e.currentTarget.value);
           if (e.currentTarget.value.trim()) saveName(e.currentTarget.value.trim());
         } }),
-      h("small", { class: "muted" }, " remembered in this browser")),
+      h("small", { class: "muted" }, t("lobby.nameKept"))),
     // First under the name: the seats a returning player comes back for, where nothing that loads
     // or refreshes above them (the rooms, the games) moves them under a finger or a pointer.
     h(MyGames, { games: games || [] }),
-    h("section", {}, h("h2", {}, "Games"), h(GameList, { games, error: gamesError, onPick: pick })),
-    h("section", { id: "new-room" }, h("h2", {}, "New room"),
-      games && games.length ? h(CreateForm, { games, picked, join, askName: myName }) : h("p", { class: "muted" }, games ? "No games are served." : "…")),
-    h("section", {}, h("h2", {}, "Rooms"),
-      h("p", { class: "muted" }, "Waiting and running rooms, and finished games with their replays. Private rooms are not listed."),
+    h("section", {}, h("h2", {}, t("lobby.games")), h(GameList, { games, error: gamesError, onPick: pick })),
+    h("section", { id: "new-room" }, h("h2", {}, t("lobby.newRoom")),
+      games && games.length ? h(CreateForm, { games, picked, join, askName: myName }) : h("p", { class: "muted" }, games ? t("lobby.noGames") : "…")),
+    h("section", {}, h("h2", {}, t("lobby.rooms")),
+      h("p", { class: "muted" }, t("lobby.roomsNote")),
       h(RoomList, { rooms, error: roomsError, games: games || [], join })),
     h(History, { games: games || [] }),
     h("section", {}, h(GoForm, {})));
@@ -148,7 +162,7 @@ function gameName(games, id) {
 }
 
 function when(ms) {
-  return ms ? new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }) : "";
+  return ms ? new Date(ms).toLocaleString(language(), { dateStyle: "medium", timeStyle: "short" }) : "";
 }
 
 /** The games this browser sat at (remembered in it, no account needed), each as the hub has it now. */
@@ -168,23 +182,23 @@ function MyGames({ games }) {
     location.hash = `#/room/${encodeURIComponent(g.rid)}`;
   };
   const drop = (g) => { forgetGame(g.rid); setMine(myGames().slice(0, MY_GAMES_SHOWN)); };
-  return h("section", { "data-testid": "my-games" }, h("h2", {}, "My games"),
-    h("p", { class: "muted" }, "The games you sat at in this browser."),
+  return h("section", { "data-testid": "my-games" }, h("h2", {}, t("mine.title")),
+    h("p", { class: "muted" }, t("mine.note")),
     h("ul", { class: "my-games" }, mine.map((g) => {
       const i = info[g.rid];
       const status = i === "gone" ? "gone" : i && i.status;
       return h("li", { key: g.rid, class: `card status-${status || "unknown"}`, "data-testid": "my-game", "data-room": g.rid },
         h("strong", {}, i && i !== "gone" ? gameName(games, i.game) : "…"), " ",
         h("span", { class: "room-id" }, `#${g.rid}`), " ",
-        h("span", { class: "status" }, status === "gone" ? "no longer kept" : STATUS_WORDS[status] || "…"), " ",
-        h("span", { class: "muted" }, `as ${g.name || "you"} at seat ${g.seat}, ${when(g.at)}`), " ",
+        h("span", { class: "status" }, status === "gone" ? t("status.gone") : statusWords(status) || "…"), " ",
+        h("span", { class: "muted" }, t("mine.asAt", { name: g.name || t("mine.you"), seat: g.seat, when: when(g.at) })), " ",
         status === "finished"
-          ? [h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(g.rid)}`, "data-testid": `my-replay-${g.rid}` }, "▶ Replay"),
+          ? [h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(g.rid)}`, "data-testid": `my-replay-${g.rid}` }, t("replay.button")),
             typeof i.next_room === "string" && i.next_room ? [" ", h(NextGame, { g, next: i.next_room, testid: `my-next-${g.rid}` })] : null]
           : status === "waiting" || status === "playing"
-            ? h("button", { type: "button", class: "primary", "data-testid": `my-back-${g.rid}`, onclick: () => back(g) }, "Back to my seat")
+            ? h("button", { type: "button", class: "primary", "data-testid": `my-back-${g.rid}`, onclick: () => back(g) }, t("mine.back"))
             : null,
-        " ", h("button", { type: "button", class: "quiet", title: "Forget this game in this browser", onclick: () => drop(g) }, "✕"));
+        " ", h("button", { type: "button", class: "quiet", title: t("mine.forget"), onclick: () => drop(g) }, "✕"));
     })));
 }
 
@@ -202,7 +216,7 @@ function NextGame({ g, next, testid }) {
       reclaimSeat(held.rid, held.seat, held.token);
       location.hash = `#/room/${encodeURIComponent(next)}`;
     };
-    return h("button", { type: "button", "data-testid": testid, "data-room": next, onclick: back }, "↻ Back to my seat in the next game");
+    return h("button", { type: "button", "data-testid": testid, "data-room": next, onclick: back }, t("next.back"));
   }
   const again = async () => {
     if (busy) return;
@@ -214,15 +228,15 @@ function NextGame({ g, next, testid }) {
     } catch (e) {
       setBusy(false);
       if (e.code === "seat_taken") {
-        toast("Your seat in the next game is already taken: watch it instead.", "error");
+        toast(t("next.taken"), "error");
         location.hash = `#/room/${encodeURIComponent(next)}/watch`;
       } else {
-        toast(`Could not join the next game: ${e.message}`, "error");
+        toast(t("next.couldNot", { why: e.message }), "error");
       }
     }
   };
   return h("button", { type: "button", class: "primary", "data-testid": testid, "data-room": next, disabled: busy, onclick: again },
-    busy ? "Setting the table…" : "↻ Play again: join the next table");
+    busy ? t("next.setting") : t("next.again"));
 }
 
 /** Finished public games, newest first, a page at a time (GET /api/history). */
@@ -238,32 +252,33 @@ function History({ games }) {
     } catch (e) { setError(e.message); }
   };
   useEffect(() => { more(null); }, []);
-  return h("section", { "data-testid": "history" }, h("h2", {}, "Finished games"),
-    error ? h("p", { class: "error" }, `Could not load them: ${error}`) : null,
+  return h("section", { "data-testid": "history" }, h("h2", {}, t("history.title")),
+    error ? h("p", { class: "error" }, t("history.couldNot", { why: error })) : null,
     pages.length ? h("ul", { class: "history" }, pages.map((g) => h("li", { key: g.room, "data-testid": "finished-game", "data-room": g.room },
       h("strong", {}, gameName(games, g.game)), " ",
       h("span", { class: "muted" }, `${(g.names || []).filter(Boolean).join(", ")} · ${when(g.finished)}`), " ",
-      g.result && g.result.abandoned ? h("span", { class: "abandoned", "data-testid": `abandoned-${g.room}` }, "abandoned: its players left ") : null,
-      h("a", { class: "button", href: `#/replay/${encodeURIComponent(g.room)}`, "data-testid": `history-replay-${g.room}` }, "▶ Replay"))))
-      : h("p", { class: "muted" }, next === undefined ? "…" : "None yet."),
-    next ? h("button", { type: "button", "data-testid": "history-more", onclick: () => more(next) }, "Older games") : null);
+      g.result && g.result.abandoned ? h("span", { class: "abandoned", "data-testid": `abandoned-${g.room}` }, t("history.abandoned")) : null,
+      h("a", { class: "button", href: `#/replay/${encodeURIComponent(g.room)}`, "data-testid": `history-replay-${g.room}` }, t("replay.button")))))
+      : h("p", { class: "muted" }, next === undefined ? "…" : t("history.none")),
+    next ? h("button", { type: "button", "data-testid": "history-more", onclick: () => more(next) }, t("history.older")) : null);
 }
 
 function GameList({ games, error, onPick }) {
-  if (error) return h("div", { class: "games", "data-testid": "games" }, h("p", { class: "error" }, `Could not load the games: ${error}`));
-  if (!games) return h("div", { class: "games", "data-testid": "games" }, h("p", { class: "muted" }, "Loading games…"));
+  if (error) return h("div", { class: "games", "data-testid": "games" }, h("p", { class: "error" }, t("games.couldNot", { why: error })));
+  if (!games) return h("div", { class: "games", "data-testid": "games" }, h("p", { class: "muted" }, t("games.loading")));
   return h("div", { class: "games", "data-testid": "games" }, games.map((g) => h("article", { key: g.id, class: "game card",
     "data-game": g.id, "data-testid": "game" },
   h("h3", {}, g.name || words(g.id)),
   h("p", { class: "players", "data-testid": "game-players" },
-    `${g.min_players === g.max_players ? g.min_players : `${g.min_players}–${g.max_players}`} players`),
-  g.description ? h("p", { class: "desc" }, g.description) : null,
-  h("button", { type: "button", "data-testid": `pick-${g.id}`, onclick: () => onPick(g.id) }, "New room of this game"))));
+    g.min_players === g.max_players ? t("games.players", { n: g.min_players })
+      : t("games.range", { min: g.min_players, max: g.max_players })),
+  description(g) ? h("p", { class: "desc" }, description(g)) : null,
+  h("button", { type: "button", "data-testid": `pick-${g.id}`, onclick: () => onPick(g.id) }, t("games.pick")))));
 }
 
 /** The value an option's field shows for a value of the option (seconds for milliseconds). */
 function shown(name, value) {
-  const w = OPTION_WORDS[name];
+  const w = OPTION_UNITS[name];
   if (typeof value !== "number" || !w || !w.scale) return value;
   return Math.round((value / w.scale) * 1000) / 1000;
 }
@@ -331,7 +346,7 @@ function CreateForm({ games, picked, join, askName }) {
       if (me === null) location.hash = `#/room/${encodeURIComponent(room.room)}/watch`;
       else await join(room.room, me);
     } catch (err) {
-      toast(`Could not create the room: ${err.message}`, "error");
+      toast(t("form.couldNot", { why: err.message }), "error");
     }
   };
 
@@ -342,7 +357,7 @@ function CreateForm({ games, picked, join, askName }) {
     if (s === me) {
       seatRows.push(h("label", { key: s, class: "mine" },
         h("input", { type: "checkbox", disabled: true, checked: false, "data-testid": "bot-you", "aria-describedby": "you-sit" }),
-        h("span", {}, ` Seat ${s} (you)`)));
+        h("span", {}, t("form.seatYou", { seat: s }))));
       continue;
     }
     const on = bots.has(s);
@@ -353,35 +368,34 @@ function CreateForm({ games, picked, join, askName }) {
           if (e.currentTarget.checked) next.add(s); else next.delete(s);
           set({ bots: next });
         } }),
-      h("span", {}, ` Seat ${s}: ${on ? "⚙ bot" : "a player (free seat)"}`)));
+      h("span", {}, t(on ? "form.seatBot" : "form.seatFree", { seat: s }))));
   }
 
   return h("form", { class: "create card", "data-testid": "create-form", onsubmit: create },
-    h("div", { class: "option" }, h("label", { for: "new-game" }, "Game"),
+    h("div", { class: "option" }, h("label", { for: "new-game" }, t("form.game")),
       h("select", { id: "new-game", name: "game", "data-testid": "new-game", value: game.id,
         onchange: (e) => setForm(freshForm(games.find((g) => g.id === e.currentTarget.value) || game)) },
       games.map((g) => h("option", { key: g.id, value: g.id }, g.name || words(g.id))))),
-    game.description ? h("p", { class: "desc" }, game.description) : null,
-    h("div", { class: "option" }, h("label", { for: "new-seats" }, "Seats"),
+    description(game) ? h("p", { class: "desc" }, description(game)) : null,
+    h("div", { class: "option" }, h("label", { for: "new-seats" }, t("form.seats")),
       h("select", { id: "new-seats", name: "seats", "data-testid": "new-seats", value: String(seatsOf),
         onchange: (e) => { const n = Number(e.currentTarget.value); set({ seats: n, values: reseat(game, form.values, n) }); } },
       seatChoices.map((n) => h("option", { key: n, value: String(n) }, String(n))))),
-    h("div", { class: "option" }, h("label", { for: "new-me" }, "You"),
+    h("div", { class: "option" }, h("label", { for: "new-me" }, t("form.you")),
       h("select", { id: "new-me", name: "me", "data-testid": "new-me", value: me === null ? "watch" : String(me),
         onchange: (e) => set({ me: e.currentTarget.value === "watch" ? null : Number(e.currentTarget.value) }) },
-      Array.from({ length: seatsOf }, (_, s) => h("option", { key: s, value: String(s) }, `play at seat ${s}`)),
-      h("option", { key: "watch", value: "watch" }, "only watch")),
+      Array.from({ length: seatsOf }, (_, s) => h("option", { key: s, value: String(s) }, t("form.playAt", { seat: s }))),
+      h("option", { key: "watch", value: "watch" }, t("form.onlyWatch"))),
       h("small", { id: "you-sit", class: "doc" }, me === null
-        ? "You watch; seats without a bot wait for players."
-        : `You take seat ${me}; tick the seats a bot should take, the others wait for players.`)),
+        ? t("form.youWatch") : t("form.youSit", { seat: me }))),
     Object.entries(game.options || {}).filter(([, spec]) => offered(specFor(spec, seatsOf)))
       .map(([name, spec]) => h(OptionField, { key: `${game.id}:${name}`, name, spec: specFor(spec, seatsOf),
         value: form.values[name], current, onValue: (v) => set({ values: { ...form.values, [name]: v } }) })),
     privateRoom ? h("p", { class: "note", "data-testid": "private-note" },
-      "A private room is not listed here: the table shows its link, which is the only way in. Send it to the others.") : null,
-    h("fieldset", { class: "bots", "data-testid": "bots" }, h("legend", {}, "Bots: tick the seats a bot should take"), seatRows),
+      t("form.privateNote")) : null,
+    h("fieldset", { class: "bots", "data-testid": "bots" }, h("legend", {}, t("form.bots")), seatRows),
     h("button", { type: "submit", class: "primary", "data-testid": "create" },
-      me === null ? (allBots ? "Create room and watch the bots" : "Create room and watch") : `Create room and sit at seat ${me}`));
+      me === null ? t(allBots ? "form.createWatchBots" : "form.createWatch") : t("form.createSit", { seat: me })));
 }
 
 /**
@@ -392,10 +406,12 @@ function choiceDoc(spec, value, current) {
   const docs = spec.choice_docs;
   const chosen = value === undefined ? spec.default : value;
   if (!docs || typeof docs[String(chosen)] !== "string") return null;
-  return docs[String(chosen)].replace(/\{(\w+)\}/g, (all, other) => {
+  const text = known(`choice.${chosen}.help`) ? t(`choice.${chosen}.help`, Object.fromEntries(Object.keys(current || {})
+    .map((k) => [k, `{${k}}`]))) : docs[String(chosen)];
+  return text.replace(/\{(\w+)\}/g, (all, other) => {
     const v = current ? current[other] : undefined;
     if (v === undefined || v === null) return all;
-    const scale = (OPTION_WORDS[other] || {}).scale;
+    const scale = (OPTION_UNITS[other] || {}).scale;
     return String(scale ? v / scale : v);
   });
 }
@@ -403,7 +419,7 @@ function choiceDoc(spec, value, current) {
 /** The option's value from what its field holds, in the option's own type and units. */
 function read(name, spec, value) {
   const dflt = spec.default;
-  const w = OPTION_WORDS[name] || {};
+  const w = OPTION_UNITS[name] || {};
   if (typeof dflt === "boolean" && (!Array.isArray(spec.choices) || spec.choices.every((c) => typeof c === "boolean"))) return Boolean(value);
   if (Array.isArray(spec.choices) && spec.choices.length) return value;
   if (typeof dflt === "number" || spec.min !== undefined || spec.max !== undefined) {
@@ -417,7 +433,7 @@ function read(name, spec, value) {
 /** A field for one option, chosen by its description; its help in plain words (`code` as code). */
 function OptionField({ name, spec, value, current, onValue }) {
   const id = `opt-${name}`;
-  const w = OPTION_WORDS[name] || {};
+  const w = optionWords(name);
   const dflt = spec.default;
   let input;
   if (typeof dflt === "boolean" && (!Array.isArray(spec.choices) || spec.choices.every((c) => typeof c === "boolean"))) {
@@ -426,10 +442,10 @@ function OptionField({ name, spec, value, current, onValue }) {
   } else if (Array.isArray(spec.choices) && spec.choices.length) {
     const at = Math.max(0, spec.choices.findIndex((c) => JSON.stringify(c) === JSON.stringify(value)));
     input = h("select", { id, name, "data-testid": id, value: String(at), onchange: (e) => onValue(spec.choices[Number(e.currentTarget.value)]) },
-      spec.choices.map((c, i) => h("option", { key: i, value: String(i) }, c === null ? "none" : words(String(c)))));
+      spec.choices.map((c, i) => h("option", { key: i, value: String(i) }, c === null ? t("form.none") : known(`choice.${c}`) ? t(`choice.${c}`) : words(String(c)))));
   } else if (typeof dflt === "number" || spec.min !== undefined || spec.max !== undefined) {
     input = h("input", { id, name, type: "number", step: w.scale ? "any" : 1, min: shown(name, spec.min), max: shown(name, spec.max),
-      value: value ?? "", placeholder: dflt === null ? "none" : "", "data-testid": id, inputmode: "decimal",
+      value: value ?? "", placeholder: dflt === null ? t("form.none") : "", "data-testid": id, inputmode: "decimal",
       oninput: (e) => onValue(e.currentTarget.value) });
   } else {
     input = h("input", { id, name, type: "text", value: value ?? "", "data-testid": id, oninput: (e) => onValue(e.currentTarget.value) });
@@ -437,25 +453,25 @@ function OptionField({ name, spec, value, current, onValue }) {
   const help = choiceDoc(spec, value, current) || w.help || spec.doc;
   return h("div", { class: "option", "data-testid": `option-${name}` },
     h("label", { for: id }, w.label || words(name)), input,
-    w.unit ? h("span", { class: "unit" }, w.unit) : null,
+    w.unit ? h("span", { class: "unit" }, t(w.unit)) : null,
     help ? h("small", { class: "doc" }, withCode(help)) : null);
 }
 
 /** " (here)", " (away, a bot in 12 s)", " (away)": a seat's presence from the listing or the room's info. */
 function presenceWords(s, r) {
   const presence = s.presence || (s.connected === false && !s.bot && r.status === "playing" ? "away" : null);
-  if (presence === "here") return " (here)";
+  if (presence === "here") return t("presence.here");
   if (presence !== "away" || s.bot) return "";
   if (typeof s.grace_until === "number") {
-    return ` (away, a bot in ${Math.max(0, Math.ceil((s.grace_until - Date.now()) / 1000))} s)`;
+    return t("presence.awayBot", { s: Math.max(0, Math.ceil((s.grace_until - Date.now()) / 1000)) });
   }
-  return " (away)";
+  return t("presence.away");
 }
 
 function RoomList({ rooms, error, games, join }) {
-  if (error && !rooms) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "error" }, `Could not load the rooms: ${error}`));
-  if (!rooms) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, "Loading rooms…"));
-  if (!rooms.length) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, "No rooms yet: create one above."));
+  if (error && !rooms) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "error" }, t("rooms.couldNot", { why: error })));
+  if (!rooms) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, t("rooms.loading")));
+  if (!rooms.length) return h("div", { class: "rooms", "data-testid": "rooms" }, h("p", { class: "muted" }, t("rooms.none")));
   const game = (id) => games.find((g) => g.id === id);
   return h("div", { class: "rooms", "data-testid": "rooms" }, rooms.map((r) => {
     const d = r.detail;
@@ -466,35 +482,35 @@ function RoomList({ rooms, error, games, join }) {
         // bot is null when the listing does not say (then no sign rather than a wrong one).
         const sign = s.bot ? "⚙ " : s.bot === false ? "☺ " : "";
         return h("li", { key: s.seat, class: `seat${s.bot ? " bot" : ""}`, "data-presence": s.presence || undefined },
-          `${s.seat}: ${sign}${s.name || "bot"}${presenceWords(s, r)}`);
+          `${s.seat}: ${sign}${s.name || t("rooms.bot")}${presenceWords(s, r)}`);
       }
       return h("li", { key: s.seat, class: "seat free" },
         r.status === "waiting"
           ? h("button", { type: "button", "data-testid": `join-${r.room}-${s.seat}`, onclick: () => join(r.room, s.seat) },
-            `${s.seat}: free — join`)
-          : `${s.seat}: empty`);
+            t("rooms.freeJoin", { seat: s.seat }))
+          : t("rooms.empty", { seat: s.seat }));
     });
     return h("article", { key: r.room, class: `room card status-${r.status}`, "data-room": r.room, "data-testid": "room" },
       h("header", {},
         h("strong", {}, (game(r.game) && game(r.game).name) || words(r.game)),
         " ", h("span", { class: "room-id" }, `#${r.room}`),
         " ", h("span", { class: "status", "data-testid": `status-${r.room}` },
-          r.abandoned ? "■ abandoned: its players left" : STATUS_WORDS[r.status] || r.status),
-        " ", h("span", { class: "taken" }, `${r.taken}/${r.seats} seated`),
+          r.abandoned ? t("status.abandoned") : statusWords(r.status) || r.status),
+        " ", h("span", { class: "taken" }, t("rooms.seated", { taken: r.taken, seats: r.seats })),
         typeof r.watchers === "number" && r.status !== "finished"
-          ? h("span", { class: "watchers muted", "data-testid": `watchers-${r.room}` }, ` · ◉ ${r.watchers} watching`) : null),
+          ? h("span", { class: "watchers muted", "data-testid": `watchers-${r.room}` }, t("rooms.watching", { n: r.watchers })) : null),
       chips.length ? h("ul", { class: "seats" }, chips) : null,
       h("div", { class: "actions" },
         mine && r.status !== "finished"
-          ? h("a", { class: "button primary", href: `#/room/${encodeURIComponent(r.room)}` }, `Back to my seat ${mine.seat}`) : null,
+          ? h("a", { class: "button primary", href: `#/room/${encodeURIComponent(r.room)}` }, t("rooms.backTo", { seat: mine.seat })) : null,
         !mine && r.status === "waiting" && r.taken < r.seats && !seats.length
-          ? h("button", { type: "button", onclick: () => join(r.room) }, "Join") : null,
+          ? h("button", { type: "button", onclick: () => join(r.room) }, t("rooms.join")) : null,
         r.status === "finished"
-          ? h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(r.room)}`, "data-testid": `replay-${r.room}` }, "▶ Replay")
-          : h("a", { class: "button", href: `#/room/${encodeURIComponent(r.room)}/watch`, "data-testid": `watch-${r.room}` }, "◉ Watch"),
+          ? h("a", { class: "button primary", href: `#/replay/${encodeURIComponent(r.room)}`, "data-testid": `replay-${r.room}` }, t("replay.button"))
+          : h("a", { class: "button", href: `#/room/${encodeURIComponent(r.room)}/watch`, "data-testid": `watch-${r.room}` }, t("rooms.watch")),
         r.status === "finished" && typeof r.next_room === "string" && r.next_room ? nextTable(r.room, r.next_room) : null,
         r.status === "finished" ? null
-          : h("button", { type: "button", "data-testid": `share-${r.room}`, onclick: () => share(roomLink(r.room)) }, "Copy link")));
+          : h("button", { type: "button", "data-testid": `share-${r.room}`, onclick: () => share(roomLink(r.room)) }, t("rooms.copy"))));
   }));
 }
 
@@ -507,7 +523,7 @@ function nextTable(rid, next) {
   const g = myGames().find((x) => x.rid === rid);
   if (g) return h(NextGame, { g, next, testid });
   return h("a", { class: "button", href: `#/room/${encodeURIComponent(next)}/watch`, "data-testid": testid, "data-room": next },
-    "◉ Follow to the next game");
+    t("next.follow"));
 }
 
 function GoForm() {
@@ -518,18 +534,18 @@ function GoForm() {
     // A pasted link keeps what follows "#/room/"; anything else is taken as the id itself.
     const m = raw.match(/#\/(room|replay)\/([^/?#\s]+)(\/watch)?/);
     const rid = m ? decodeURIComponent(m[2]) : raw.replace(/^#/, "");
-    if (!rid || /[\s/]/.test(rid)) { toast("That is neither a room link nor a room id.", "error"); return; }
+    if (!rid || /[\s/]/.test(rid)) { toast(t("go.bad"), "error"); return; }
     location.hash = m && m[1] === "replay" ? `#/replay/${encodeURIComponent(rid)}`
       : `#/room/${encodeURIComponent(rid)}${m && m[3] ? "/watch" : ""}`;
   };
   return h("form", { class: "go card", onsubmit: go },
-    h("label", { for: "go-room" }, "Open a room someone sent you "),
-    h("input", { id: "go-room", name: "room", placeholder: "a link or a room id", "data-testid": "go-room", autocomplete: "off",
+    h("label", { for: "go-room" }, t("go.label")),
+    h("input", { id: "go-room", name: "room", placeholder: t("go.placeholder"), "data-testid": "go-room", autocomplete: "off",
       value: text, oninput: (e) => setText(e.currentTarget.value) }),
-    h("button", { type: "submit", "data-testid": "go" }, "Open"));
+    h("button", { type: "submit", "data-testid": "go" }, t("go.open")));
 }
 
 async function share(link) {
-  if (await copyText(link)) toast("Link copied: send it to the other players.");
-  else toast(`Copy this link by hand: ${link}`, "info", 12000);
+  if (await copyText(link)) toast(t("share.copied"));
+  else toast(t("share.byHand", { link }), "info", 12000);
 }

@@ -1,14 +1,81 @@
-// Log entries into words. An engine's log holds entries as data, [kind, ...args] (docs/protocol.md,
-// "Log entries"); the words of each kind live in one file per language (web/i18n/), and the cards an
-// entry names by id are looked up in the game's catalogue (GET /api/games/<id>/catalogue), fetched
-// once per page and revalidated by its ETag. Plurals and lists come from the browser's own Intl.
+// Every word the client shows, in the reader's language. The texts live in one file per language
+// (web/i18n/), all with the same keys: `ui` for the screens (t(key, vars)), `log` for log entries,
+// `cards` and `scores` for what a catalogue's kinds show. An engine's log holds entries as data,
+// [kind, ...args] (docs/protocol.md, "Log entries"), and the cards an entry names by id are looked up
+// in the game's catalogue (GET /api/games/<id>/catalogue), fetched once per page and revalidated by
+// its ETag. Plurals, lists and numbers come from the browser's own Intl, no library of our own.
+//
+// The language is the one the reader chose (kept in localStorage), else the first of the browser's
+// languages that the client speaks, else English.
 
 import en from "./i18n/en.js";
+import fr from "./i18n/fr.js";
 
-const LANGUAGES = { en };
-let current = "en";
+export const LANGUAGES = { en, fr };
+/** Each language by its own name, as the switch offers it. */
+export const LANGUAGE_NAMES = { en: "English", fr: "Français" };
+const LANGUAGE_KEY = "hub.language";
+
+function firstLanguage() {
+  try {
+    const kept = globalThis.localStorage && globalThis.localStorage.getItem(LANGUAGE_KEY);
+    if (kept && kept in LANGUAGES) return kept;
+  } catch { /* storage refused: ask the browser */ }
+  const nav = globalThis.navigator;
+  const asked = nav ? (nav.languages && nav.languages.length ? nav.languages : [nav.language]) : [];
+  for (const tag of asked) {
+    const base = String(tag || "").toLowerCase().split("-")[0];
+    if (base in LANGUAGES) return base;
+  }
+  return "en";
+}
+
+let current = firstLanguage();
+const listeners = new Set();
+if (globalThis.document) globalThis.document.documentElement.lang = current;
 
 export function language() { return current; }
+
+/** Speak `lang` from now on, remember it (unless told not to), and tell every screen to draw again. */
+export function setLanguage(lang, { keep = true } = {}) {
+  if (!(lang in LANGUAGES)) return;
+  current = lang;
+  if (keep) {
+    try { globalThis.localStorage && globalThis.localStorage.setItem(LANGUAGE_KEY, lang); } catch { /* not kept */ }
+  }
+  if (globalThis.document) globalThis.document.documentElement.lang = lang;
+  for (const fn of [...listeners]) fn(lang);
+}
+
+/** Call fn whenever the language changes; returns what stops it. */
+export function onLanguage(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+/**
+ * A word or sentence of the screens by its key, with `{name}` filled from vars. A text may be a map
+ * of plural forms ({one, other}, chosen by vars.n through Intl.PluralRules) or a function of vars.
+ * A key missing in the reader's language falls back to English (a test keeps the files in step).
+ */
+export function t(key, vars = {}) {
+  let text = LANGUAGES[current].ui[key];
+  if (text === undefined) text = en.ui[key];
+  if (text === undefined) return key;
+  if (typeof text === "function") return text(vars);
+  if (typeof text === "object") text = text[intlOf(current).plurals.select(Number(vars.n) || 0)] ?? text.other;
+  return String(text).replace(/\{(\w+)\}/g, (_, k) => (vars[k] === undefined ? "" : String(vars[k])));
+}
+
+/** Whether a key has words (an option or a choice the client has no words for shows its own name). */
+export function known(key) {
+  return en.ui[key] !== undefined;
+}
+
+/** A number as the reader's language writes it. */
+export function num(n) {
+  return typeof n === "number" ? intlOf(current).numbers.format(n) : String(n ?? "");
+}
 
 const catalogues = new Map();
 
@@ -50,7 +117,8 @@ function catalogueOf(game) {
 const intl = new Map();
 function intlOf(lang) {
   if (!intl.has(lang)) {
-    intl.set(lang, { plurals: new Intl.PluralRules(lang), lists: new Intl.ListFormat(lang, { type: "conjunction" }) });
+    intl.set(lang, { plurals: new Intl.PluralRules(lang), lists: new Intl.ListFormat(lang, { type: "conjunction" }),
+      numbers: new Intl.NumberFormat(lang) });
   }
   return intl.get(lang);
 }

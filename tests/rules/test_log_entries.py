@@ -2,7 +2,7 @@
 
 Every game is played at random at each table size: each entry its log holds is `[kind, *args]`
 with a kind the game declares (`log_kinds`) and as many arguments; docs/protocol.md's table lists
-each kind with its arguments in order; and the client's English words (web/i18n/en.js, through
+each kind with its arguments in order; and the client's words in every language (web/i18n/, through
 web/words.js, run by Node) turn every entry written into a sentence with nothing missing in it.
 """
 from __future__ import annotations
@@ -74,13 +74,13 @@ def test_the_protocol_lists_every_kind_with_its_arguments_in_order() -> None:
 
 NODE_SCRIPT = """
 import { readFileSync } from "node:fs";
-import en from "./web/i18n/en.js";
-import { entryWords, plain, setCatalogue } from "./web/words.js";
-const input = JSON.parse(readFileSync(0, "utf8"));
+import { LANGUAGES, entryWords, plain, setCatalogue, setLanguage } from "./web/words.js";
+const { lang, games } = JSON.parse(readFileSync(0, "utf8"));
+setLanguage(lang, { keep: false });
 const out = { missing: [], bad: [], arity: [] };
-for (const [game, { kinds, catalogue, entries }] of Object.entries(input)) {
+for (const [game, { kinds, catalogue, entries }] of Object.entries(games)) {
   setCatalogue(game, catalogue);
-  const words = en.log[game] || {};
+  const words = LANGUAGES[lang].log[game] || {};
   for (const [kind, args] of Object.entries(kinds)) {
     if (typeof words[kind] !== "function") out.missing.push(`${game} ${kind}`);
     else if (words[kind].length !== args.length + 1 && !(args.length === 0 && words[kind].length === 0)) {
@@ -99,13 +99,15 @@ console.log(JSON.stringify(out));
 """
 
 
-def test_the_english_words_say_every_entry_written() -> None:
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_words_say_every_entry_written(lang: str) -> None:
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is needed to run the client's words (make setup installs the web client's packages)")
-    payload = {gid: {"kinds": {k: list(a) for k, a in GAMES[gid].log_kinds.items()},
+    games = {gid: {"kinds": {k: list(a) for k, a in GAMES[gid].log_kinds.items()},
                      "catalogue": GAMES[gid].catalogue(), "entries": ENTRIES[gid]} for gid in sorted(GAMES)}
-    run = subprocess.run([node, "--input-type=module", "-e", NODE_SCRIPT], cwd=ROOT, input=json.dumps(payload),
+    run = subprocess.run([node, "--input-type=module", "-e", NODE_SCRIPT], cwd=ROOT,
+                         input=json.dumps({"lang": lang, "games": games}),
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)

@@ -385,13 +385,11 @@ def test_frenetic_villages_variants_say_what_they_mean(browser: Any, hub: HubPro
     page.context.close()
 
 
-def test_an_abandoned_game_is_marked_so_in_the_lobby_and_the_history(chromium_path: str) -> None:
+def test_an_abandoned_game_is_marked_so_in_the_lobby_and_the_history(browser: Any) -> None:
     """Its players left and it ended as abandoned: the lobby's rooms and the finished games say so
     rather than "finished"."""
     hub = HubProcess("--store", "memory", "--grace-s", "0.5", "--abandon-s", "1", "--bot-delay-ms", "0",
                      "--rooms-per-ip-per-min", "0").start()
-    browser_cm = kit.launched(chromium_path)
-    browser = next(browser_cm)
     try:
         rid = kit.make_room(hub, "symbiose", 2, [1])
         kit.join(hub, rid, "Gone", 0)  # and never comes
@@ -405,5 +403,3 @@ def test_an_abandoned_game_is_marked_so_in_the_lobby_and_the_history(chromium_pa
         w.check()
     finally:
         hub.stop()
-        for _ in browser_cm:
-            pass
