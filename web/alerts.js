@@ -8,6 +8,7 @@
 
 import { useState } from "preact/hooks";
 import { h, toast } from "./ui.js";
+import { t } from "./words.js";
 
 const PREFS_KEY = "hub.alerts";
 
@@ -81,21 +82,21 @@ export function AlertSwitches() {
     const on = e.currentTarget.checked;
     const N = notifications();
     if (!on) { set({ ...prefs, notify: false }); return; }
-    if (!N) { toast("This browser has no notifications.", "error"); set({ ...prefs, notify: false }); return; }
+    if (!N) { toast(t("alerts.none"), "error"); set({ ...prefs, notify: false }); return; }
     let permission = N.permission;
     if (permission === "default") {
       try { permission = await N.requestPermission(); } catch { permission = "denied"; }
     }
     if (permission !== "granted") {
-      toast("Notifications are blocked for this site: allow them in the browser to be told.", "error", 8000);
+      toast(t("alerts.blocked"), "error", 8000);
       set({ ...prefs, notify: false });
       return;
     }
     set({ ...prefs, notify: true });
   };
   return h("span", { class: "alert-switches", "data-testid": "alerts" },
-    h("label", { title: "A chime when it is your turn, an offer names you, or a grab opens" },
-      h("input", { type: "checkbox", checked: prefs.sound, onchange: onSound, "data-testid": "alert-sound" }), " 🔔 Sound"),
-    h("label", { title: "A browser notification for the same moments" },
-      h("input", { type: "checkbox", checked: prefs.notify, onchange: onNotify, "data-testid": "alert-notify" }), " ✉ Notify"));
+    h("label", { title: t("alerts.soundTitle") },
+      h("input", { type: "checkbox", checked: prefs.sound, onchange: onSound, "data-testid": "alert-sound" }), ` 🔔 ${t("alerts.sound")}`),
+    h("label", { title: t("alerts.notifyTitle") },
+      h("input", { type: "checkbox", checked: prefs.notify, onchange: onNotify, "data-testid": "alert-notify" }), ` ✉ ${t("alerts.notify")}`));
 }

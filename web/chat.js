@@ -10,6 +10,7 @@
 // muted at the next table too.
 
 import { h } from "./ui.js";
+import { known, t } from "./words.js";
 
 /** One tap says one of these. */
 export const REACTIONS = ["👍", "😂", "😮", "🎉", "😢"];
@@ -17,13 +18,10 @@ const KEEP = 200;
 const MUTED_KEY = "hub.chat.muted";
 const PHONE = "(max-width: 760px)";
 
-export const CHAT_ERRORS = {
-  empty_text: "Type something first.",
-  text_too_long: "That line is too long (280 characters at most).",
-  bad_text: "That line holds a character that cannot be sent (a control or invisible character).",
-  bad_name: "Choose a plain name first (in the lobby).",
-  rate_limited: "Too many lines at once: wait a moment.",
-};
+/** The words of a chat refusal by its code, or undefined. */
+export function chatError(code) {
+  return code && known(`chat.error.${code}`) ? t(`chat.error.${code}`) : undefined;
+}
 
 /** The key a speaker is muted by: kind and name. */
 export function speakerKey(line) {
@@ -142,9 +140,9 @@ export class Chat {
   handle() {
     return h("button", { type: "button", class: `chat-handle${this.open ? " open" : ""}`, "data-testid": "chat-toggle",
       "aria-expanded": this.open ? "true" : "false", "aria-controls": "chat-panel", onclick: () => this.toggle() },
-    this.open ? "✕ Close chat" : "💬 Chat",
+    this.open ? `✕ ${t("chat.close")}` : `💬 ${t("chat.title")}`,
     !this.open && this.unread ? h("span", { class: "unread", "data-testid": "chat-unread",
-      "aria-label": `${this.unread} unread` }, String(this.unread)) : null);
+      "aria-label": t("chat.unread", { n: this.unread }) }, String(this.unread)) : null);
   }
 
   /** The panel: the lines (muted speakers hidden), the muted list, reactions and the line to send. */
@@ -163,33 +161,33 @@ export class Chat {
     const items = visible.map((ln) => h("li", { key: ln.id, class: `chat-line${mine(ln) ? " mine" : ""}`, "data-testid": "chat-line",
       "data-id": ln.id, "data-seat": ln.seat === null ? "" : String(ln.seat) },
     h("span", { class: "chat-who" },
-      ln.seat !== null && view && mark ? mark(ln.seat) : h("span", { class: "chat-watcher", title: "spectator", "aria-label": "spectator" }, "◉"),
+      ln.seat !== null && view && mark ? mark(ln.seat) : h("span", { class: "chat-watcher", title: t("chat.spectator"), "aria-label": t("chat.spectator") }, "◉"),
       h("strong", { class: "chat-name", "data-testid": "chat-name" }, ln.name),
-      ln.to === "spectators" ? h("small", { class: "muted" }, " to spectators") : null),
+      ln.to === "spectators" ? h("small", { class: "muted" }, ` ${t("chat.toSpectators")}`) : null),
     typeof ln.time === "number" ? h("time", { class: "chat-time muted", dateTime: new Date(ln.time).toISOString() }, clock(ln.time)) : null,
     h("span", { class: "chat-text", "data-testid": "chat-text" }, ln.text),
     !this.readOnly && !mine(ln) ? h("button", { type: "button", class: "link chat-mute", "data-testid": "chat-mute",
-      title: `Hide ${ln.name}'s lines (here only)`, "aria-label": `Mute ${ln.name}`,
-      onclick: () => this.mute(speakerKey(ln), true) }, "mute") : null));
+      title: t("chat.hideTitle", { name: ln.name }), "aria-label": t("chat.muteLabel", { name: ln.name }),
+      onclick: () => this.mute(speakerKey(ln), true) }, t("chat.mute")) : null));
     const mutedHere = [...new Set(lines.map(speakerKey))].filter((k) => this.muted.has(k));
     return h("section", { key: "chat", class: `card chat${this.open ? " open" : ""}`, id: "chat-panel", "data-testid": "chat",
-      "aria-label": "Chat" },
-    h("h3", {}, "Chat"),
+      "aria-label": t("chat.title") },
+    h("h3", {}, t("chat.title")),
     h("ol", { class: "chat-lines", "data-testid": "chat-lines", ref: listRef, tabindex: 0, "aria-live": "polite",
-      "aria-label": "Chat lines, newest last", onscroll: reading },
-    items.length ? items : h("li", { class: "muted" }, this.readOnly ? "Nobody said anything." : "Nothing said yet: say hello.")),
-    mutedHere.length ? h("p", { class: "chat-muted muted", "data-testid": "chat-muted" }, "Muted: ",
+      "aria-label": t("chat.linesLabel"), onscroll: reading },
+    items.length ? items : h("li", { class: "muted" }, this.readOnly ? t("chat.nobodySaid") : t("chat.sayHello"))),
+    mutedHere.length ? h("p", { class: "chat-muted muted", "data-testid": "chat-muted" }, `${t("chat.muted")} `,
       mutedHere.map((k) => h("button", { key: k, type: "button", class: "link", "data-testid": "chat-unmute",
-        title: "Show their lines again", onclick: () => this.mute(k, false) }, `${k.slice(2)} ✕`))) : null,
+        title: t("chat.showAgain"), onclick: () => this.mute(k, false) }, `${k.slice(2)} ✕`))) : null,
     this.readOnly ? null : [
-      h("div", { key: "reactions", class: "chat-reactions", role: "group", "aria-label": "Quick reactions" },
+      h("div", { key: "reactions", class: "chat-reactions", role: "group", "aria-label": t("chat.reactions") },
         REACTIONS.map((r) => h("button", { key: r, type: "button", class: "small reaction", "data-testid": "chat-reaction",
-          "aria-label": `Say ${r}`, onclick: () => this.send(r) }, r))),
+          "aria-label": t("chat.say", { r }), onclick: () => this.send(r) }, r))),
       h("form", { key: "form", class: "chat-form", onsubmit: (e) => { e.preventDefault(); this.send(this.draft); } },
-        h("input", { value: this.draft, maxlength: 280, placeholder: "Say something…", "aria-label": "Chat line",
+        h("input", { value: this.draft, maxlength: 280, placeholder: t("chat.placeholder"), "aria-label": t("chat.line"),
           "data-testid": "chat-input", autocomplete: "off",
           oninput: (e) => { this.draft = e.currentTarget.value; } }),
-        h("button", { type: "submit", class: "primary", "data-testid": "chat-send" }, "Send")),
+        h("button", { type: "submit", class: "primary", "data-testid": "chat-send" }, t("chat.send"))),
     ]);
   }
 }

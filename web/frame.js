@@ -14,7 +14,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { h, render, api, toast, words, seatName, announce, ShareBox, roomLink, copyText } from "./ui.js";
 import { playAgain } from "./play_again.js";
 import { alertMe, AlertSwitches } from "./alerts.js";
-import { entryWords, loadCatalogue, onLanguage, plain, t } from "./words.js";
+import { entryWords, known, listText, loadCatalogue, onLanguage, plain, t } from "./words.js";
 
 // --- seat colours and symbols ------------------------------------------------------------------
 
@@ -60,7 +60,9 @@ export function seatColour(view, seat) {
 /** A seat's symbol in its colour, named for screen readers ("Pink heart") and as a tooltip. */
 export function seatMark(view, seat, colour = null) {
   const c = colour || seatColour(view, seat);
-  const label = c.word ? `${c.name} ${c.word}` : c.name;
+  const name = known(`colour.${c.name.toLowerCase()}`) ? t(`colour.${c.name.toLowerCase()}`) : c.name;
+  const word = c.word && known(`symbol.${c.word}`) ? t(`symbol.${c.word}`) : c.word;
+  const label = word ? t("seat.markLabel", { colour: name, symbol: word }) : name;
   return h("span", { class: "seat-mark", style: { "--seat": c.css, "--ink": c.ink }, title: label, role: "img",
     "aria-label": label, "data-testid": "seat-mark", "data-colour": c.name }, c.symbol);
 }
@@ -71,7 +73,7 @@ export function seatMark(view, seat, colour = null) {
  */
 export function playerTag(name, badge, { you = false } = {}) {
   return h("span", { class: "player-tag" }, badge, h("span", { class: "player-name" }, name),
-    you ? h("span", { class: "muted" }, " (you)") : null);
+    you ? h("span", { class: "muted" }, ` ${t("frame.youMark")}`) : null);
 }
 
 // --- game modules ----------------------------------------------------------------------------------
@@ -144,11 +146,11 @@ function Presence({ p, now }) {
     const timer = setInterval(() => tick((n) => n + 1), 500);
     return () => clearInterval(timer);
   }, [until]);
-  if (p.presence === "here") return h("span", { class: "presence here", "data-testid": `presence-${p.seat}`, "data-presence": "here" }, " ● here");
+  if (p.presence === "here") return h("span", { class: "presence here", "data-testid": `presence-${p.seat}`, "data-presence": "here" }, ` ● ${t("table.here")}`);
   if (p.presence !== "away") return null;
   const left = until === null ? null : Math.max(0, Math.ceil((until - now()) / 1000));
   return h("span", { class: "presence away", "data-testid": `presence-${p.seat}`, "data-presence": "away" },
-    left === null ? " ○ away" : ` ○ away — a bot plays in ${left} s`);
+    left === null ? ` ○ ${t("table.away")}` : ` ○ ${t("presence.awayFor", { n: left })}`);
 }
 
 /**
@@ -167,7 +169,7 @@ function Watchers({ rid }) {
     return () => { stopped = true; clearInterval(timer); };
   }, [rid]);
   if (count === null) return null;
-  return h("p", { class: "muted watchers", "data-testid": "watchers" }, `◉ ${count} watching`);
+  return h("p", { class: "muted watchers", "data-testid": "watchers" }, `◉ ${t("frame.watching", { n: count })}`);
 }
 
 const WATCHERS_EVERY_MS = 3000;
@@ -188,17 +190,16 @@ function Countdown({ deadline, now, mine }) {
   useEffect(() => {
     if (mine && left !== null && left > 0 && left <= 10 && warned.current !== deadline) {
       warned.current = deadline;
-      announce(`${left} seconds left to play.`);
+      announce(t("frame.secondsLeft", { n: left }));
     }
   });
   return h("span", { class: `deadline${left !== null && left <= 5 ? " urgent" : ""}`, "data-testid": "deadline",
     role: "timer", "aria-live": "off", "data-left": left === null ? undefined : String(left) },
-  left === null ? "" : `◷ ${left} s left`);
+  left === null ? "" : `◷ ${t("frame.sLeft", { n: left })}`);
 }
 
 // --- the frame -------------------------------------------------------------------------------------
 
-const ORDINALS = ["1st", "2nd", "3rd"];
 
 /**
  * The table's layout and everything drawn from a view around the board. mode is "live" or
@@ -323,24 +324,24 @@ export class Frame {
       this.banner ? h("div", { class: "banner", "data-testid": "banner", "data-code": String(this.banner.code), role: "alert" },
         h("p", {}, `✕ ${this.banner.reason}`), h("div", { class: "actions" }, ...this.banner.actions)) : null,
       this.reclaim ? h("div", { class: "reclaim card", "data-testid": "reclaim", role: "status" },
-        h("p", {}, `You are watching, and this browser holds seat ${this.reclaim.seat} at this table. `),
+        h("p", {}, `${t("frame.reclaim", { seat: this.reclaim.seat })} `),
         h("button", { type: "button", class: "primary", "data-testid": "take-seat-back", onclick: this.reclaim.onTake },
-          "↩ Take my seat back")) : null,
+          t("frame.takeBack"))) : null,
       this.join && !(view && view.phase !== "waiting") ? this.joinPanel() : null,
       this.controls ? h("div", { class: "replay-controls card", "data-testid": "replay-controls" }, this.controls()) : null,
       this.contest ? this.contestBox() : null,
       view && view.result ? this.endScreen(view)
-        : h("section", { class: "result card", "data-testid": "result", hidden: true, "aria-label": "Result" }),
+        : h("section", { class: "result card", "data-testid": "result", hidden: true, "aria-label": t("end.result") }),
       h("div", { class: "table-body" },
-        h("section", { class: `board${this.busy ? " busy" : ""}`, "data-testid": "board", "aria-label": "The table",
+        h("section", { class: `board${this.busy ? " busy" : ""}`, "data-testid": "board", "aria-label": t("frame.board"),
           "data-game": view ? view.game : undefined, "data-seq": view ? String(this.seq ?? "") : undefined },
         this.outage && view ? h("div", { class: "outage", "data-testid": "outage", role: "alert" },
-          h("strong", {}, "⚠ The connection to the hub is lost: reconnecting…"),
-          h("span", {}, " What you see is the table as it was; clocks stand still, and a move you make now is held and sent once the hub is back.")) : null,
+          h("strong", {}, `⚠ ${t("frame.lost")}`),
+          h("span", {}, ` ${t("frame.lostMore")}`)) : null,
         view ? this.board(view) : this.message || h("p", { class: "muted" },
-          this.mode === "replay" ? "Loading the replay…" : "Connecting to the table…")),
+          this.mode === "replay" ? t("frame.loadingReplay") : t("frame.connecting"))),
         h("aside", { class: "side" },
-          h("section", { class: "card" }, h("h3", {}, "Players"), view ? this.players(view) : null,
+          h("section", { class: "card" }, h("h3", {}, t("frame.players")), view ? this.players(view) : null,
             view && this.mode !== "replay" && this.rid ? h(Watchers, { rid: this.rid }) : null),
           // a spectator reads the moves more than the chat: theirs come first, within the first screen
           this.watching() ? this.movesCard(view) : null,
@@ -348,7 +349,7 @@ export class Frame {
           this.watching() ? null : this.movesCard(view))),
       view ? this.summary() : null,
       this.chat ? this.chat.handle() : null,
-      h("p", { class: "back" }, h("a", { href: "#/" }, "← Lobby")));
+      h("p", { class: "back" }, h("a", { href: "#/" }, `← ${t("frame.lobby")}`)));
   }
 
   board(view) {
@@ -364,7 +365,7 @@ export class Frame {
   }
 
   phaseText(view) {
-    if (view.phase === "waiting") return "Waiting for players to take their seats";
+    if (view.phase === "waiting") return t("frame.waitingSeats");
     if (this.mod && this.mod.phaseText) {
       try { return String(this.mod.phaseText(view, this.ctx())); } catch { /* fall through */ }
     }
@@ -375,22 +376,22 @@ export class Frame {
     const { seat, isSpectator } = this.ctx();
     let badge;
     if (this.mode === "replay") {
-      badge = h("span", { class: "badge spectator", "data-testid": "replay-badge" }, "▶ Replay: as a spectator saw it");
+      badge = h("span", { class: "badge spectator", "data-testid": "replay-badge" }, `▶ ${t("frame.replayBadge")}`);
     } else if (isSpectator) {
-      badge = h("span", { class: "badge spectator", "data-testid": "spectator-badge" }, "◉ Spectator: you are watching");
+      badge = h("span", { class: "badge spectator", "data-testid": "spectator-badge" }, `◉ ${t("frame.spectatorBadge")}`);
     } else {
       badge = h("span", { class: "badge seat", "data-testid": "seat-badge", "data-seat": seat },
-        view ? this.mark(seat) : null, ` You are seat ${seat}${view ? ` (${seatName(view, seat)})` : ""}`);
+        view ? this.mark(seat) : null, ` ${t("frame.youAreSeat", { seat })}${view ? ` (${seatName(view, seat)})` : ""}`);
     }
     const waiting = this.mode === "live" && view && view.phase === "waiting" && !this.final;
     const deadline = view && typeof view.deadline === "number" && !view.result && !this.final ? view.deadline : null;
     const priv = this.room && this.room.private;
     return h("header", { class: "table-head card", "data-testid": "table-head" },
-      h("h2", { class: "title", "data-testid": "game-title" }, this.title || (view ? words(view.game) : "Table"),
+      h("h2", { class: "title", "data-testid": "game-title" }, this.title || (view ? words(view.game) : t("frame.table")),
         h("span", { class: "room-id" }, ` #${this.rid}`),
         view && this.mod.summary
           ? h("button", { type: "button", class: "small how-to", "data-testid": "how-to", onclick: () => this.openSummary() },
-            "? How to play")
+            `? ${t("frame.howTo")}`)
           : null),
       view ? h("p", { class: "phase", "data-testid": "phase", "data-phase": view.phase }, this.phaseText(view)) : null,
       view ? h("p", { class: `turn${this.myTurn() ? " mine" : ""}`, "data-testid": "turn" }, this.turnText(view, seat)) : null,
@@ -401,32 +402,31 @@ export class Frame {
         this.mode === "live" && view && !waiting
           ? h("button", { type: "button", class: "small", "data-testid": "share-room",
             onclick: async () => {
-              if (await copyText(roomLink(this.rid))) toast("Link copied: whoever opens it watches this table.");
-              else toast(`Copy this link by hand: ${roomLink(this.rid)}`, "info", 12000);
-            } }, "Copy link to watch")
+              if (await copyText(roomLink(this.rid))) toast(t("frame.watchCopied"));
+              else toast(t("frame.copyByHand", { link: roomLink(this.rid) }), "info", 12000);
+            } }, t("frame.copyWatch"))
           : null,
         this.mode === "live" && !isSpectator && !this.final && !(view && view.result) ? h(AlertSwitches, {}) : null),
       waiting ? h("div", { class: "invite", "data-testid": "invite" },
-        h("p", {}, priv ? "Invite players with this link (a private room can be found no other way):"
-          : "Invite players with this link, or let them find the room in the lobby:"),
-        h(ShareBox, { link: roomLink(this.rid), label: "Link to this room", testid: "invite" })) : null);
+        h("p", {}, priv ? t("frame.invitePrivate") : t("frame.invite")),
+        h(ShareBox, { link: roomLink(this.rid), label: t("frame.roomLink"), testid: "invite" })) : null);
   }
 
   joinPanel() {
     const { free, name, onName, onSit } = this.join;
     return h("div", { class: "join-panel card" },
-      h("p", {}, "This table has free seats. "),
-      h("input", { value: name, placeholder: "Your name", maxlength: 24, "aria-label": "Your name", "data-testid": "join-name",
+      h("p", {}, `${t("frame.freeSeats")} `),
+      h("input", { value: name, placeholder: t("lobby.yourName"), maxlength: 24, "aria-label": t("lobby.yourName"), "data-testid": "join-name",
         oninput: (e) => onName(e.currentTarget.value) }),
       ...free.map((s) => h("button", { key: s, type: "button", class: "primary", "data-testid": `sit-${s}`,
-        onclick: () => onSit(s) }, `Sit at seat ${s}`)));
+        onclick: () => onSit(s) }, t("frame.sitAt", { seat: s }))));
   }
 
   contestBox() {
     const c = this.contest;
     return h("div", { class: "contest", "data-testid": "contest", "aria-live": "assertive" },
       h("button", { type: "button", class: "primary grab", "data-testid": "grab", disabled: c.sent, ref: c.ref,
-        onclick: c.onGrab }, c.sent ? "Sent: waiting for the judgement…" : `⚡ ${words(c.kind || "grab")}! (fastest hand wins)`));
+        onclick: c.onGrab }, c.sent ? t("frame.grabSent") : `⚡ ${t("frame.grab", { what: words(c.kind || "grab") })}`));
   }
 
   myTurn() {
@@ -439,7 +439,7 @@ export class Frame {
 
   movesCard(view) {
     return h("section", { key: "moves", class: "card moves", "data-testid": "moves-card" },
-      h("h3", {}, "Moves ", h("small", { class: "muted" }, "newest first")), view ? this.moves(view) : null);
+      h("h3", {}, `${t("frame.moves")} `, h("small", { class: "muted" }, t("frame.newestFirst"))), view ? this.moves(view) : null);
   }
 
   /** A live table seen by a spectator. */
@@ -453,19 +453,16 @@ export class Frame {
   }
 
   turnText(view, seat) {
-    if (view.result) return "■ The game is over.";
-    if (this.outage && this.mode === "live") {
-      return this.myTurn() ? "⏸ It was your turn when the connection dropped: the table waits for the hub."
-        : "⏸ The connection dropped: the table waits for the hub.";
-    }
+    if (view.result) return `■ ${t("frame.over")}`;
+    if (this.outage && this.mode === "live") return `⏸ ${this.myTurn() ? t("frame.droppedMine") : t("frame.dropped")}`;
     const active = Array.isArray(view.active) ? view.active : [];
-    if (!active.length) return view.phase === "waiting" ? "… The game starts once every seat is taken." : "… Nobody’s turn: the table is settling.";
+    if (!active.length) return `… ${view.phase === "waiting" ? t("frame.startsWhenFull") : t("frame.nobody")}`;
     const mine = this.mode === "live" && seat !== null && seat !== undefined && active.includes(seat);
-    const others = active.filter((s) => !mine || s !== seat).map((s) => seatName(view, s));
-    if (mine && !others.length) return "▶ Your turn.";
-    if (mine) return `▶ Your move, and ${others.join(", ")}’s.`;
-    if (this.mode === "replay") return `◷ ${others.join(", ")} to play.`;
-    return `◷ Waiting for ${others.join(", ")}.`;
+    const others = listText(active.filter((s) => !mine || s !== seat).map((s) => seatName(view, s)));
+    if (mine && !others) return `▶ ${t("frame.yourTurn")}`;
+    if (mine) return `▶ ${t("frame.yourMoveAnd", { others })}`;
+    if (this.mode === "replay") return `◷ ${t("frame.toPlay", { others })}`;
+    return `◷ ${t("frame.waitingFor", { others })}`;
   }
 
   /** Tell a screen reader when the turn becomes this player's, and when the game ends. */
@@ -475,15 +472,15 @@ export class Frame {
     const first = !this.seenFirst;
     this.seenFirst = true;
     if (mine && !this.wasMyTurn) {
-      announce(`Your turn: ${this.phaseText(this.view)}.`);
-      if (!first) alertMe("turn", `Your turn at ${this.title || "the table"}: ${this.phaseText(this.view)}.`);
+      announce(t("frame.yourTurnSaid", { phase: this.phaseText(this.view) }));
+      if (!first) alertMe("turn", t("frame.yourTurnAt", { table: this.title || t("frame.theTable"), phase: this.phaseText(this.view) }));
     }
     this.lookAtOffers(first);
     if (mine !== this.wasMyTurn) this.wasMyTurn = mine;
     this.retitle();
     if (this.view.result && !this.spokeResult) {
       this.spokeResult = true;
-      announce(`The game is over. ${this.headline(this.view)}`);
+      announce(`${t("frame.over")} ${this.headline(this.view)}`);
     }
   }
 
@@ -504,7 +501,7 @@ export class Frame {
     this.newOffers = this.newOffers.filter((o) => ids.has(o.id));
     for (const o of fresh) {
       this.newOffers.push(o);
-      alertMe("offer", `${seatName(this.view, o.author)} made you an offer (#${o.id}).`);
+      alertMe("offer", t("frame.offerAlert", { name: seatName(this.view, o.author), id: o.id }));
     }
   }
 
@@ -520,17 +517,17 @@ export class Frame {
   /** The tab's title: an open grab first (it lasts a second or two), new offers, then whose turn it is. */
   retitle() {
     if (this.mode !== "live" || this.closed) return;
-    const name = this.title || "Game hub";
+    const name = this.title || t("site.name");
     const n = this.newOffers.length;
     if (this.grabbing && !this.final && !(this.view && this.view.result)) {
-      document.title = `⚡ Grab${this.grabbing.what ? ` ${this.grabbing.what}` : ""}! · ${name}`;
+      document.title = `⚡ ${t("frame.grabTitle", { what: this.grabbing.what || "" }).trim()} · ${name}`;
     } else if (n) {
       const last = this.newOffers[n - 1];
-      document.title = n > 1 ? `✉ ${n} new offers · ${name}` : `✉ New offer from ${seatName(this.view, last.author)} · ${name}`;
+      document.title = `✉ ${n > 1 ? t("frame.newOffers", { n }) : t("frame.newOfferFrom", { name: seatName(this.view, last.author) })} · ${name}`;
     } else if (this.wasMyTurn) {
-      document.title = `▶ Your turn · ${name}`;
+      document.title = `▶ ${t("frame.yourTurn")} · ${name}`;
     } else {
-      document.title = `${this.title || "Room"} #${this.rid} · Game hub`;
+      document.title = `${this.title || t("frame.room")} #${this.rid} · ${t("site.name")}`;
     }
   }
 
@@ -548,16 +545,16 @@ export class Frame {
         h("strong", {}, seatName(view, p.seat)),
         this.outage && p.presence && !p.bot && p.seat !== me
           ? h("span", { class: "presence unknown", "data-testid": `presence-${p.seat}`, "data-presence": "unknown",
-            title: "Not known while the connection is down" }, " ? not known")
+            title: t("presence.unknownWhy") }, ` ? ${t("presence.unknown")}`)
           : [
             p.bot || p.presence === "bot" ? h("span", { key: "bot", class: "bot-tag", "data-testid": `presence-${p.seat}`, "data-presence": "bot" },
-              p.bot ? " ⚙ bot" : " ⚙ a bot plays until they return") : null,
+              ` ⚙ ${p.bot ? t("presence.bot") : t("presence.botUntil")}`) : null,
             !p.bot && stoodIn(view, p.seat) ? h("span", { key: "stood", class: "stood-in", "data-testid": `stood-in-${p.seat}` },
-              ` ⚙ ${stoodIn(view, p.seat)} move${stoodIn(view, p.seat) === 1 ? "" : "s"} made by a bot for them`) : null,
+              ` ⚙ ${t("presence.stoodIn", { n: stoodIn(view, p.seat) })}`) : null,
             p.presence && p.presence !== "bot" ? h(Presence, { key: "p", p, now: () => this.clock() }) : null,
           ],
-        h("span", { class: "muted" }, ` seat ${p.seat}${p.seat === me ? " (you)" : ""}${active.has(p.seat) ? " — to play" : ""}`
-          + `${winners.has(p.seat) ? " — winner" : ""}`),
+        h("span", { class: "muted" }, ` ${t("frame.seatN", { seat: p.seat })}${p.seat === me ? ` ${t("frame.youMark")}` : ""}`
+          + `${active.has(p.seat) ? ` — ${t("frame.toPlayTag")}` : ""}${winners.has(p.seat) ? ` — ${t("frame.winnerTag")}` : ""}`),
         figures.length ? h("span", { class: "figures" }, figures.join(" · ")) : null);
     }));
   }
@@ -615,8 +612,8 @@ export class Frame {
       const cls = [i === log.length - 1 ? "latest" : "", bot ? "stood-in-line" : ""].join(" ").trim();
       items.push(h("li", { key: `${nth}:${text}`, class: cls || undefined, "data-n": first + i + 1,
         "data-stood-in": bot ? "true" : undefined,
-        title: bot ? "A bot made this move for a player who was away" : undefined },
-      bot ? h("span", { class: "stood-in-mark", "aria-label": "A bot for an absent player:" }, "⚙ ") : null,
+        title: bot ? t("frame.botMoveTitle") : undefined },
+      bot ? h("span", { class: "stood-in-mark", "aria-label": t("frame.botMoveLabel") }, "⚙ ") : null,
       this.logWords(log[i], view)));
     }
     // At the top, new moves push the older ones down; scrolled down, the browser keeps what is read in
@@ -626,23 +623,23 @@ export class Frame {
       if (el.scrollTop > 0) el.dataset.reading = "";
       else delete el.dataset.reading;
     };
-    return h("ol", { class: "log", "data-testid": "log", tabindex: 0, "aria-label": "Moves so far, newest first",
+    return h("ol", { class: "log", "data-testid": "log", tabindex: 0, "aria-label": t("frame.movesLabel"),
       onscroll: reading },
-    items.length ? items : h("li", { class: "muted" }, "Nothing has happened yet."));
+    items.length ? items : h("li", { class: "muted" }, t("frame.nothingYet")));
   }
 
   headline(view) {
     const result = view.result;
-    if (result.abandoned) return "The game was abandoned: nobody was left at the table.";
+    if (result.abandoned) return t("end.abandoned");
     const winners = Array.isArray(result.winners) ? result.winners : [];
     const names = winners.map((s) => seatName(view, s));
     const { seat, isSpectator } = this.ctx();
-    let headline = winners.length === 0 ? "No winner."
-      : winners.length === 1 ? `♛ ${names[0]} wins!` : `♛ Shared victory: ${names.join(" and ")}.`;
-    if (!isSpectator && this.mode === "live") headline += winners.includes(seat) ? " You won." : " You did not win this time.";
+    let headline = winners.length === 0 ? t("end.noWinner")
+      : winners.length === 1 ? `♛ ${t("end.wins", { name: names[0] })}` : `♛ ${t("end.shared", { names: listText(names) })}`;
+    if (!isSpectator && this.mode === "live") headline += ` ${winners.includes(seat) ? t("end.youWon") : t("end.youLost")}`;
     // a win partly played by a bot for an absent player is not credited silently
     const helped = winners.map((s) => [s, stoodIn(view, s)]).filter(([, n]) => n > 0);
-    for (const [s, n] of helped) headline += ` A bot made ${n} of ${seatName(view, s)}’s moves while they were away.`;
+    for (const [s, n] of helped) headline += ` ${t("end.helped", { n, name: seatName(view, s) })}`;
     return headline;
   }
 
@@ -654,10 +651,10 @@ export class Frame {
     const order = scores.map((_, s) => s).sort((a, b) => scores[b] - scores[a] || a - b);
     const teams = Array.isArray(result.teams) && result.teams.every((v) => typeof v === "number") ? result.teams : null;
     return h("p", { class: "totals", "data-testid": "result-totals" },
-      result.abandoned ? "As it stood: " : "Totals: ",
+      `${result.abandoned ? t("end.asItStood") : t("end.totals")} `,
       order.map((s, i) => h("span", { key: s, class: "total", "data-seat": s },
         i ? " · " : "", this.mark(s), ` ${seatName(view, s)} ${scores[s]}`)),
-      teams ? ` (teams: ${teams.join(" – ")})` : null);
+      teams ? ` (${t("end.teams")} ${teams.join(" – ")})` : null);
   }
 
   /** The module's scoring steps as rows to reveal one at a time, ending with the totals; or null. */
@@ -685,7 +682,7 @@ export class Frame {
         sub: seats.map((s) => (typeof points[s] === "number" ? `= ${running[s]}` : "")),
       };
     });
-    rows.push({ label: "Total", cells: seats.map((s) => `${winners.has(s) ? "♛ " : ""}${scores[s]}`), cls: "total" });
+    rows.push({ label: t("end.total"), cells: seats.map((s) => `${winners.has(s) ? "♛ " : ""}${scores[s]}`), cls: "total" });
     return { head: ["", ...seats.map((s) => seatName(view, s))], rows };
   }
 
@@ -700,9 +697,9 @@ export class Frame {
     const extras = Object.entries(result).filter(([k]) => k !== "winners" && k !== "scores" && !perSeat.some(([p]) => p === k));
     return [
       h("div", { class: "scroll" }, h("table", { class: "final-table", "data-testid": "result-final" },
-        h("thead", {}, h("tr", {}, ["Place", "Player", "Points", ...perSeat.map(([k]) => words(k))].map((c) => h("th", { scope: "col" }, c)))),
+        h("thead", {}, h("tr", {}, [t("end.place"), t("end.player"), t("end.points"), ...perSeat.map(([k]) => words(k))].map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, order.map((s) => h("tr", { key: s, class: winners.has(s) ? "winner" : undefined, "data-seat": s },
-          h("th", { scope: "row" }, ORDINALS[rank(s) - 1] || `${rank(s)}th`),
+          h("th", { scope: "row" }, t("end.ordinal", { n: rank(s), ordinal: true })),
           h("td", {}, winners.has(s) ? "♛ " : "", seatName(view, s)),
           h("td", { class: "num" }, String(scores[s])),
           perSeat.map(([k, v]) => h("td", { key: k, class: "num" }, String(v[s])))))))),
@@ -736,12 +733,12 @@ export class Frame {
       this.draw();
       if (n >= total && this.resultRef.current) this.resultRef.current.focus({ preventScroll: true });
     };
-    return h("section", { class: "result card", "data-testid": "result", tabindex: -1, "aria-label": "Result", ref: this.resultRef },
-      h("h3", {}, "The end"),
+    return h("section", { class: "result card", "data-testid": "result", tabindex: -1, "aria-label": t("end.result"), ref: this.resultRef },
+      h("h3", {}, t("end.title")),
       h("p", { class: "headline", "data-testid": "result-headline" }, this.headline(view)),
       this.totals(view),
       table ? [
-        h("h4", { key: "steps-title" }, "Scoring, step by step"),
+        h("h4", { key: "steps-title" }, t("end.steps")),
         h("div", { key: "steps", class: "scroll" }, h("table", { class: "scores by-seat", "data-testid": "result-scores",
           "data-shown": shown, "data-steps": total },
         h("thead", {}, h("tr", {}, table.head.map((c, i) => h("th", { key: i, scope: "col" }, c)))),
@@ -751,17 +748,17 @@ export class Frame {
         r.cells.map((c, j) => h("td", { key: j }, c, r.sub && r.sub[j] ? h("small", { class: "running" }, r.sub[j]) : null))))))),
         h("div", { key: "steps-go", class: "actions score-steps" },
           h("button", { type: "button", class: done ? undefined : "primary", "data-testid": "score-next",
-            disabled: done, onclick: () => go(shown + 1) }, done ? "All shown" : `Next ▸ (${shown} of ${total})`),
-          done ? null : h("button", { type: "button", "data-testid": "score-all", onclick: () => go(total) }, "Show all")),
+            disabled: done, onclick: () => go(shown + 1) }, done ? t("end.allShown") : t("end.next", { shown, total })),
+          done ? null : h("button", { type: "button", "data-testid": "score-all", onclick: () => go(total) }, t("end.showAll"))),
       ] : null,
-      final ? [h("h4", { key: "final-title" }, "Final table"), h("div", { key: "final", class: "final" }, final)] : null,
+      final ? [h("h4", { key: "final-title" }, t("end.finalTable")), h("div", { key: "final", class: "final" }, final)] : null,
       h("p", { class: "actions end-actions" },
         this.mode === "live"
           ? h("a", { class: "button", href: `#/replay/${encodeURIComponent(this.rid)}`, "data-testid": "result-replay" },
-            "▶ Replay this game move by move")
+            `▶ ${t("end.replay")}`)
           : null,
         playAgain({ rid: this.rid, view, mode: this.mode, ctx }),
-        h("a", { class: "button", href: "#/" }, "Back to the lobby")));
+        h("a", { class: "button", href: "#/" }, t("end.backToLobby"))));
   }
 
   /** The rules summary is open the first time this browser meets the game. */
@@ -790,8 +787,8 @@ export class Frame {
     if (!this.mod.summary) return null;
     return h("details", { class: "summary card", "data-testid": "summary", open: this.summaryOpen, ref: this.summaryRef,
       ontoggle: (e) => { this.summaryOpen = e.currentTarget.open; } },
-    h("summary", {}, `How to play ${this.title || ""}`),
-    String(this.mod.summary).split(/\n\s*\n/).map((p, i) => h("p", { key: i }, p.trim())));
+    h("summary", {}, t("frame.howToPlay", { game: this.title || "" })),
+    String(known(`summary.${this.modGame}`) ? t(`summary.${this.modGame}`) : this.mod.summary).split(/\n\s*\n/).map((p, i) => h("p", { key: i }, p.trim())));
   }
 }
 

@@ -13,6 +13,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { h, api, toast, seatFor, saveSeat } from "./ui.js";
+import { t } from "./words.js";
 
 const LOOK_EVERY_MS = 2000;
 
@@ -51,12 +52,12 @@ function PlayAgain({ rid, seat }) {
   if (!held) {
     if (!next) return null;
     return h("a", { class: "button", href: `#/room/${encodeURIComponent(next)}/watch`, "data-testid": "follow-next" },
-      "◉ Follow to the next game");
+      `◉ ${t("again.follow")}`);
   }
   const mine = next ? seatFor(next) : null;
   if (mine) {
     return h("a", { class: "button primary", href: `#/room/${encodeURIComponent(next)}`, "data-testid": "play-again-go" },
-      "↻ To the next game");
+      `↻ ${t("again.go")}`);
   }
   const press = async () => {
     if (busy) return;
@@ -67,12 +68,11 @@ function PlayAgain({ rid, seat }) {
       go(`#/room/${encodeURIComponent(got.room)}`);
     } catch (e) {
       setBusy(false);
-      toast(e.code === "seat_taken" ? "Your seat in the next game is already taken (asked from another tab?)."
-        : `Could not start the next game: ${e.message}`, "error");
+      toast(e.code === "seat_taken" ? t("again.taken") : t("again.failed", { why: e.message }), "error");
     }
   };
   return h("span", { class: "play-again", "data-testid": "play-again-box" },
     h("button", { type: "button", class: "primary", "data-testid": "play-again", disabled: busy, onclick: press },
-      busy ? "Setting the table…" : next ? "↻ Play again: the others are in" : "↻ Play again"),
-    next ? h("small", { class: "muted", "data-testid": "play-again-waiting" }, " The next game has begun: your seat is kept for you (a bot plays it until you come).") : null);
+      busy ? t("again.setting") : `↻ ${next ? t("again.othersIn") : t("again.play")}`),
+    next ? h("small", { class: "muted", "data-testid": "play-again-waiting" }, ` ${t("again.kept")}`) : null);
 }

@@ -13,6 +13,7 @@ import { Frame, newLogLines } from "./frame.js";
 import { Chat } from "./chat.js";
 import { makeCtx, showNet } from "./table.js";
 import { h, api, toast, seatName } from "./ui.js";
+import { t } from "./words.js";
 
 const PLAY_EVERY_MS = 900;
 
@@ -61,7 +62,7 @@ class Replay {
       room: this.rid,
       replay: true,
       send: () => {
-        toast("This is a replay: nothing can be played here.");
+        toast(t("replay.nothing"));
         return Promise.resolve(false);
       },
       rerender: () => this.frame.draw(),
@@ -87,7 +88,7 @@ class Replay {
         this.views.push(applyPatch(this.views[i], this.steps[i].ops, false, false).newDocument);
       } catch (e) {
         console.error(`replay step ${i + 1} does not apply`, e);
-        toast(`The replay breaks off at move ${i + 1}: the rest cannot be shown.`, "error");
+        toast(t("replay.breaks", { n: i + 1 }), "error");
         this.steps = this.steps.slice(0, i);
         break;
       }
@@ -95,7 +96,7 @@ class Replay {
     // The last computed view must be the hub's final view; a replay that disagrees says so.
     this.matchesFinal = data.final !== undefined && canonical(this.views[this.views.length - 1]) === canonical(data.final);
     if (!this.matchesFinal) console.warn("the replayed views do not end at the hub's final view");
-    document.title = `Replay ${this.rid} · Game hub`;
+    document.title = `${t("replay.title")} ${this.rid} · ${t("site.name")}`;
     if (Array.isArray(data.chat) && data.chat.length) {
       this.frame.chat = new Chat({ draw: () => this.frame.draw(), readOnly: true });
       this.frame.chat.add(data.chat);
@@ -110,17 +111,17 @@ class Replay {
   }
 
   fail(e) {
-    const watch = h("a", { class: "button", href: `#/room/${encodeURIComponent(this.rid)}/watch` }, "◉ Watch it live");
-    const lobby = h("a", { class: "button", href: "#/" }, "Lobby");
+    const watch = h("a", { class: "button", href: `#/room/${encodeURIComponent(this.rid)}/watch` }, `◉ ${t("replay.watchLive")}`);
+    const lobby = h("a", { class: "button", href: "#/" }, t("frame.lobby"));
     let text;
     let actions = [lobby];
     if (e.status === 409) {
-      text = "This game is still being played: its replay is ready once it ends.";
+      text = t("replay.stillPlaying");
       actions = [watch, lobby];
     } else if (e.status === 404) {
-      text = "There is no such room: it never existed, or it finished long enough ago to be cleared away.";
+      text = t("replay.noRoom");
     } else {
-      text = `The replay could not be loaded: ${e.message}`;
+      text = t("replay.failed", { why: e.message });
     }
     this.frame.message = h("div", { class: "card", "data-testid": "replay-error", "data-status": e.status ?? "" },
       h("p", {}, text), h("div", { class: "actions" }, ...actions));
@@ -134,21 +135,22 @@ class Replay {
       "aria-label": label, title: label, disabled, onclick: fn }, text);
     const step = (to) => () => { this.pause(); this.go(to); };
     return [
-      h("p", { class: "replay-title" }, h("strong", {}, "Replay"), ` of room #${this.rid}: ${this.steps.length} moves, as a spectator saw them.`,
-        this.matchesFinal ? null : h("span", { class: "error" }, " (it does not end exactly as the game did)")),
+      h("p", { class: "replay-title" }, h("strong", {}, t("replay.title")), ` ${t("replay.of", { rid: this.rid, n: this.steps.length })}`,
+        this.matchesFinal ? null : h("span", { class: "error" }, ` ${t("replay.mismatch")}`)),
       h("div", { class: "replay-bar" },
-        btn("replay-first", "The start (Home)", "« Start", step(0), i === 0),
-        btn("replay-back", "Back one move (←)", "◀ Back", step(i - 1), i === 0),
-        btn("replay-play", this.timer ? "Pause" : "Play", this.timer ? "❚❚ Pause" : "▶ Play", () => (this.timer ? this.pause() : this.play())),
-        btn("replay-next", "Forward one move (→)", "Forward ▶", step(i + 1), i === n),
-        btn("replay-last", "The end (End)", "End »", step(n), i === n),
+        btn("replay-first", t("replay.firstLabel"), `« ${t("replay.first")}`, step(0), i === 0),
+        btn("replay-back", t("replay.backLabel"), `◀ ${t("replay.back")}`, step(i - 1), i === 0),
+        btn("replay-play", this.timer ? t("replay.pause") : t("replay.play"), this.timer ? `❚❚ ${t("replay.pause")}` : `▶ ${t("replay.play")}`,
+          () => (this.timer ? this.pause() : this.play())),
+        btn("replay-next", t("replay.nextLabel"), `${t("replay.next")} ▶`, step(i + 1), i === n),
+        btn("replay-last", t("replay.lastLabel"), `${t("replay.last")} »`, step(n), i === n),
         h("span", { class: "replay-count", "data-testid": "replay-step", "aria-live": "polite", "data-index": String(i) },
-          `Move ${i} of ${n}`)),
+          t("replay.moveOf", { i, n }))),
       h("input", { type: "range", min: 0, max: n, step: 1, value: i, class: "replay-slider", "data-testid": "replay-slider",
-        "aria-label": "Move", "aria-valuetext": `move ${i} of ${n}`,
+        "aria-label": t("replay.move"), "aria-valuetext": t("replay.moveOf", { i, n }),
         oninput: (e) => { this.pause(); this.go(Number(e.currentTarget.value)); } }),
       this.caption(i),
-      h("p", { class: "muted keys" }, "Keys: ← and → step one move, Home and End jump to the start and the end."),
+      h("p", { class: "muted keys" }, t("replay.keys")),
     ];
   }
 
@@ -169,15 +171,15 @@ class Replay {
    */
   caption(i) {
     const attrs = { class: "replay-caption", "data-testid": "replay-caption" };
-    if (i === 0) return h("div", attrs, h("p", {}, "The start: the table before the first move."));
+    if (i === 0) return h("div", attrs, h("p", {}, t("replay.start")));
     const view = this.views[i];
     const step = this.steps[i - 1] || {};
     const seat = step.seat ?? null;
-    const who = seat === null ? "The hub"
-      : step.by === "stand_in" ? `A bot for ${seatName(view, seat)} (away)` : seatName(view, seat);
+    const who = seat === null ? t("replay.theHub")
+      : step.by === "stand_in" ? t("replay.botFor", { name: seatName(view, seat) }) : seatName(view, seat);
     const lines = newLogLines(this.views[i - 1], view);
     return h("div", attrs,
-      h("p", {}, `Move ${i}, ${who}${lines.length ? ":" : "."}`),
+      h("p", {}, t(lines.length ? "replay.stepLines" : "replay.step", { i, who })),
       lines.length ? h("ul", { class: "caption-lines" }, lines.map((line, j) => h("li", { key: j }, this.frame.logWords(line, view)))) : null);
   }
 

@@ -82,38 +82,30 @@
 
 import { createRef } from "preact";
 import { Connection } from "./connection.js";
-import { Chat, CHAT_ERRORS } from "./chat.js";
+import { Chat, chatError } from "./chat.js";
+import { known, onLanguage, t } from "./words.js";
 import { Frame, generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText } from "./frame.js";
 import { alertMe } from "./alerts.js";
 import { h, api, toast, words, seatName, seatFor, saveSeat, forgetSeat, reclaimSeat, savedName, saveName, nameOrAsk } from "./ui.js";
 
 export { generic, actionLabel, SEAT_COLOURS, seatColour, seatMark, logText };
 
-const NET_WORDS = {
-  connecting: ["◌", "connecting…"],
-  connected: ["●", "connected"],
-  reconnecting: ["◐", "reconnecting…"],
-  closed: ["✕", "closed"],
-};
+const NET_WORDS = { connecting: "◌", connected: "●", reconnecting: "◐", closed: "✕" };
 
 /** How long "not sent" stays beside the header once a move failed. */
 const FAILED_SHOWN_MS = 6000;
 
-const ERROR_WORDS = {
-  not_your_turn: "It is not your turn.",
-  stale: "The table moved on before your move arrived: look again and choose anew.",
-  unauthorized: "Only a seated player can act.",
-  rate_limited: "Too many moves at once: slow down a little.",
-  game_over: "The game is over.",
-  disconnected: "The connection dropped before the hub answered; the table shows what happened.",
-};
+/** The words of an error code the hub or the connection gives, or undefined (then its message shows). */
+function errorWords(code) {
+  return code && known(`error.${code}`) ? t(`error.${code}`) : undefined;
+}
 
 /** A refusal in words: a late grab says by how much it missed. */
 export function refusalWords(e) {
   if (e && e.code === "too_late") {
-    return typeof e.lateBy === "number" ? `Too late by ${e.lateBy} ms: the grab had closed.` : "Too late: the grab had closed.";
+    return typeof e.lateBy === "number" ? t("error.tooLateBy", { ms: e.lateBy }) : t("error.tooLate");
   }
-  return ERROR_WORDS[e && e.code] || (e && e.message) || "The hub refused that move.";
+  return errorWords(e && e.code) || (e && e.message) || t("error.refused");
 }
 
 /**
@@ -121,12 +113,14 @@ export function refusalWords(e) {
  * replay: nothing to connect) hides it, where "not connected" would only read as an error.
  */
 export function showNet(state, detail = "", rtt = null) {
+  lastNet = [state, detail, rtt];
   const el = document.getElementById("net");
   if (!el) return;
   el.dataset.state = state;
   el.hidden = !NET_WORDS[state];
   if (!NET_WORDS[state]) return;
-  const [sym, text] = NET_WORDS[state];
+  const sym = NET_WORDS[state];
+  const text = t(`net.${state}`);
   el.className = `net net-${state}`;
   el.title = detail || text;
   el.querySelector(".net-dot").textContent = sym;
@@ -134,6 +128,10 @@ export function showNet(state, detail = "", rtt = null) {
   if (textEl.textContent !== text) textEl.textContent = text; // a live region: speak changes only
   el.querySelector(".net-rtt").textContent = rtt !== null && state === "connected" ? `${rtt} ms` : "";
 }
+
+// The state stays shown in the reader's language when it changes.
+let lastNet = null;
+onLanguage(() => { if (lastNet) showNet(...lastNet); });
 
 /** The module context for a viewer: shared by live tables and replays. */
 export function makeCtx({ seat, view, room, send, rerender, serverNow, frame, rtt = () => null, replay = false,
@@ -204,7 +202,7 @@ class TableSession {
     this.conn.on("rtt", ({ rtt }) => { this.rtt = rtt; showNet(this.conn.state, "", rtt); });
     this.conn.on("final", ({ code, reason }) => this.onFinal(code, reason));
     this.conn.on("event", (f) => this.onEvent(f));
-    this.conn.on("error", (f) => toast(ERROR_WORDS[f.code] || f.message || f.code, "error"));
+    this.conn.on("error", (f) => toast(errorWords(f.code) || f.message || f.code, "error"));
     this.conn.on("contest", (f) => this.onContest(f));
     window.hubDebug = { connection: this.conn, session: this, frame: this.frame };
     this.conn.open();
@@ -262,7 +260,7 @@ class TableSession {
       this.inflight.delete(key);
       if (!this.inflight.size) {
         this.frame.busy = false;
-        this.frame.sending = failed ? { state: "failed", text: `✕ not sent: ${failed}` } : null;
+        this.frame.sending = failed ? { state: "failed", text: `✕ ${t("move.notSent", { why: failed })}` } : null;
         if (failed) {
           this.failedTimer = setTimeout(() => {
             if (this.frame.sending && this.frame.sending.state === "failed") { this.frame.sending = null; this.frame.draw(); }
@@ -279,7 +277,7 @@ class TableSession {
       await this.conn.say(text, this.conn.seat === null ? savedName() || null : null);
       return true;
     } catch (e) {
-      toast(CHAT_ERRORS[e.code] || ERROR_WORDS[e.code] || e.message || "The hub refused that line.", "error");
+      toast(chatError(e.code) || errorWords(e.code) || e.message || t("error.lineRefused"), "error");
       return false;
     }
   }
@@ -299,8 +297,8 @@ class TableSession {
     if (!this.inflight.size) return false;
     const n = this.inflight.size;
     this.frame.sending = waits
-      ? { state: "held", text: `⏸ ${n === 1 ? "your move is" : `${n} moves are`} held: sent when the hub is back` }
-      : { state: "sending", text: "⧗ sending…" };
+      ? { state: "held", text: `⏸ ${t("move.held", { n })}` }
+      : { state: "sending", text: `⧗ ${t("move.sending")}` };
     this.frame.draw();
     return true;
   }
@@ -315,7 +313,7 @@ class TableSession {
     // The hub offers a contest only to the seats that may try it: each offer is worth telling.
     if (this.seat !== null && this.seat !== undefined && !this.frame.final) {
       const what = f.card && typeof f.card.name === "string" ? f.card.name : null;
-      alertMe("grab", what ? `Grab ${what} now: fastest hand wins!` : "A grab is open: fastest hand wins!");
+      alertMe("grab", what ? t("grab.now", { what }) : t("grab.open"));
       const grabbing = f.contest;
       this.frame.grabOpen(grabbing, what);
       // A result that never comes (a dropped event) must not leave the title saying so for ever.
@@ -360,25 +358,25 @@ class TableSession {
       if (g && (g.cid === f.contest || f.contest === undefined)) this.frame.grabOpen(null);
       if (this.openContest && (this.openContest.cid === f.contest || f.contest === undefined)) this.closeContest();
       if (shownByModule) return;
-      const who = f.winner === null || f.winner === undefined ? "nobody" : seatName(this.view, f.winner);
+      const who = f.winner === null || f.winner === undefined ? t("grab.nobody") : seatName(this.view, f.winner);
       const ms = f.judged && f.winner !== null && f.winner !== undefined ? f.judged[String(f.winner)] : undefined;
       const mine = this.seat !== null && this.seat !== undefined && f.refused ? f.refused[String(this.seat)] : undefined;
-      const why = mine ? ` Your grab was not counted: ${words(String(mine)).toLowerCase()}.` : "";
-      toast(`Fastest hand: ${who}${typeof ms === "number" ? ` (${Math.round(ms)} ms)` : ""}.${why}`);
+      const why = mine ? ` ${t("grab.notCounted", { why: words(String(mine)).toLowerCase() })}` : "";
+      toast(`${t("grab.fastest", { who })}${typeof ms === "number" ? ` (${Math.round(ms)} ms)` : ""}.${why}`);
     }
   }
 
   onFinal(code, reason) {
     const actions = [];
     if (code === 4009) {
-      actions.push(h("button", { type: "button", onclick: () => this.restart() }, "Take the seat back here"));
+      actions.push(h("button", { type: "button", onclick: () => this.restart() }, t("close.takeBack")));
     } else if (code === 4001) {
       forgetSeat(this.rid);
-      actions.push(h("a", { class: "button", href: `#/room/${encodeURIComponent(this.rid)}/watch` }, "◉ Watch instead"));
+      actions.push(h("a", { class: "button", href: `#/room/${encodeURIComponent(this.rid)}/watch` }, `◉ ${t("close.watch")}`));
     }
-    actions.push(h("a", { class: "button", href: "#/" }, "Lobby"));
+    actions.push(h("a", { class: "button", href: "#/" }, t("frame.lobby")));
     this.frame.final = code;
-    this.frame.banner = { code, reason, actions };
+    this.frame.banner = { code, reason: known(`close.${code}`) ? t(`close.${code}`) : reason, actions };
     this.frame.draw();
   }
 
@@ -413,7 +411,7 @@ class TableSession {
       saveSeat(this.rid, got.seat, got.token);
       this.restart();
     } catch (e) {
-      toast(e.status === 409 ? "That seat was just taken." : `Could not join: ${e.message}`, "error");
+      toast(e.status === 409 ? t("join.taken") : t("lobby.couldNotJoin", { why: e.message }), "error");
     }
   }
 }

@@ -10,6 +10,7 @@
 
 import { h, render, Fragment } from "preact";
 import { useState } from "preact/hooks";
+import { known, t } from "./words.js";
 
 export { h, render, Fragment };
 
@@ -89,25 +90,25 @@ export async function copyText(text) {
  * A link to send to others: the link itself in a read-only field (selectable by hand, readable by
  * screen readers) and a Copy button. testid names the pair for the browser tests.
  */
-export function ShareBox({ link, label = "Link", testid = "share" }) {
+export function ShareBox({ link, label = t("share.link"), testid = "share" }) {
   const [copied, setCopied] = useState(false);
   const copy = async (e) => {
     const field = e.currentTarget.parentElement.querySelector("input");
     if (await copyText(link)) {
       setCopied(true);
-      toast("Link copied: send it to the others.");
+      toast(t("share.copiedOthers"));
       setTimeout(() => setCopied(false), 2500);
     } else {
       field.focus();
       field.select();
-      toast("Copying is not allowed here: the link is selected, copy it by hand.", "error");
+      toast(t("share.refused"), "error");
     }
   };
   return h("span", { class: "share" },
     h("input", { class: "share-link", readonly: true, value: link, "aria-label": label, "data-testid": `${testid}-link`,
       onfocus: (e) => e.currentTarget.select() }),
     h("button", { type: "button", class: "copy", "data-testid": `${testid}-copy`, onclick: copy },
-      copied ? "✔ Copied" : "Copy link"));
+      copied ? `✔ ${t("share.copiedShort")}` : t("share.copy")));
 }
 
 /** The link that opens a room: seated (join a free seat) or watching. */
@@ -180,7 +181,7 @@ export function forgetGame(rid) {
 export function nameOrAsk(field) {
   const n = String((field && field.value) || "").trim();
   if (n) return n;
-  toast("Type your name first: it is how the others see you at the table.", "error");
+  toast(t("name.first"), "error");
   if (field) { field.scrollIntoView({ block: "center" }); field.focus(); }
   return null;
 }
@@ -231,6 +232,7 @@ export function forgetSeat(rid) {
 
 /** "frenzy_falls" -> "Frenzy falls": the fallback for any id without a nicer name. */
 export function words(id) {
+  if (known(`word.${id}`)) return t(`word.${id}`);
   const s = String(id ?? "").replace(/_/g, " ").trim();
   return s ? s[0].toUpperCase() + s.slice(1) : "";
 }
@@ -238,5 +240,5 @@ export function words(id) {
 /** A name for a seat: the name the hub gives the player, else "Seat n". */
 export function seatName(view, seat) {
   const p = view && Array.isArray(view.players) ? view.players.find((x) => x && x.seat === seat) : null;
-  return (p && p.name) ? String(p.name) : `Seat ${seat}`;
+  return (p && p.name) ? String(p.name) : t("seat.name", { seat });
 }

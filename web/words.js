@@ -63,7 +63,10 @@ export function t(key, vars = {}) {
   if (text === undefined) text = en.ui[key];
   if (text === undefined) return key;
   if (typeof text === "function") return text(vars);
-  if (typeof text === "object") text = text[intlOf(current).plurals.select(Number(vars.n) || 0)] ?? text.other;
+  if (typeof text === "object") {
+    const rules = vars.ordinal ? intlOf(current).ordinals : intlOf(current).plurals;
+    text = text[rules.select(Number(vars.n) || 0)] ?? text.other;
+  }
   return String(text).replace(/\{(\w+)\}/g, (_, k) => (vars[k] === undefined ? "" : String(vars[k])));
 }
 
@@ -117,10 +120,15 @@ function catalogueOf(game) {
 const intl = new Map();
 function intlOf(lang) {
   if (!intl.has(lang)) {
-    intl.set(lang, { plurals: new Intl.PluralRules(lang), lists: new Intl.ListFormat(lang, { type: "conjunction" }),
+    intl.set(lang, { plurals: new Intl.PluralRules(lang), ordinals: new Intl.PluralRules(lang, { type: "ordinal" }), lists: new Intl.ListFormat(lang, { type: "conjunction" }),
       numbers: new Intl.NumberFormat(lang) });
   }
   return intl.get(lang);
+}
+
+/** Strings joined as the reader's language joins a list ("Ada, Bo and Cy"). */
+export function listText(items) {
+  return items.length < 2 ? items.join("") : intlOf(current).lists.format(items.map(String));
 }
 
 /** Items joined as the language joins a list ("A, B and C"), each item a string or a node. */

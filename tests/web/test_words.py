@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
 import { LANGUAGES } from "./web/words.js";
-const placeholders = (text) => [...String(text).matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join(",");
+const placeholders = (text) => [...new Set([...String(text).matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort().join(",");
 const shape = (v) => {
   if (typeof v === "function") return `function/${v.length}`;
   if (v && typeof v === "object") {
