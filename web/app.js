@@ -49,6 +49,8 @@ if (pickLanguage) {
     pickLanguage.value = language();
     const l = document.getElementById("language-label");
     if (l) l.textContent = t("site.language");
+    const brand = document.querySelector("header.site .brand");
+    if (brand) brand.textContent = t("site.name");
   };
   label();
   pickLanguage.addEventListener("change", () => setLanguage(pickLanguage.value));

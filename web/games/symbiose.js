@@ -6,24 +6,24 @@
 // swap is two, first a river card, then one of the pond slots the legal list pairs it with.
 
 import { h } from "../ui.js";
-import { catalogueCard } from "../words.js";
+import { catalogueCard, known, listText, t } from "../words.js";
 
-const COLOURS = {
-  blue: { sym: "◆", word: "blue" },
-  green: { sym: "▲", word: "green" },
-  orange: { sym: "●", word: "orange" },
-  purple: { sym: "★", word: "purple" },
-};
-const ANIMALS = { frog: "frog", snail: "snail", dragonfly: "dragonfly", fish: "fish" };
-const TEAM_NAMES = ["Team ◆ A", "Team ▲ B"];
-const COLUMN_NAMES = ["left column", "centre column", "centre column", "right column"];
+const COLOURS = { blue: { sym: "◆" }, green: { sym: "▲" }, orange: { sym: "●" }, purple: { sym: "★" } };
+const TEAM_MARKS = ["◆ A", "▲ B"];
+const COLUMN_KEYS = ["sym.colLeft", "sym.colCentre", "sym.colCentre", "sym.colRight"];
+
+/** A word of the game by its key in the language files, else the id itself (a kind the client does not know). */
+const said = (key, id) => (known(key) ? t(key) : String(id ?? "?"));
+const colourWord = (c) => said(`sym.colour.${c}`, c);
+const animalWord = (a) => said(`sym.animal.${a}`, a);
+const teamName = (i) => t("sym.team", { team: TEAM_MARKS[i] || String(i) });
 
 // The river card chosen for a swap, until a pond slot completes it. Kept per seat and round so a
 // selection never survives into a turn where it means nothing.
 let selection = { key: null, river: null };
 
 function colourOf(c) {
-  return COLOURS[c] || { sym: "■", word: String(c ?? "?") };
+  return { sym: (COLOURS[c] || { sym: "■" }).sym, word: colourWord(c) };
 }
 
 /**
@@ -37,16 +37,16 @@ function cardOf(slot) {
 
 function valueText(card) {
   const v = card.value || {};
-  if (v.kind === "fixed") return `${v.points} points`;
-  if (v.kind === "per_animal") return `${v.points} per ${v.animal}`;
-  if (v.kind === "per_colour") return `${v.points} per ${v.colour} card`;
+  if (v.kind === "fixed") return t("sym.value.fixed", { n: v.points });
+  if (v.kind === "per_animal") return t("sym.value.perAnimal", { n: v.points, animal: animalWord(v.animal) });
+  if (v.kind === "per_colour") return t("sym.value.perColour", { n: v.points, colour: colourWord(v.colour) });
   return "";
 }
 
 function cardWords(slot) {
   const c = cardOf(slot);
-  if (!c) return "face-down card";
-  return `${colourOf(c.colour).word} ${ANIMALS[c.animal] || c.animal}, ${valueText(c)}`;
+  if (!c) return t("sym.faceDownCard");
+  return t("sym.cardWords", { colour: colourWord(c.colour), animal: animalWord(c.animal), value: valueText(c) });
 }
 
 /** The face of one slot: a card or its back, with an optional points badge at scoring. */
@@ -58,10 +58,10 @@ function face(slot, points) {
     const kind = c.value && c.value.kind === "fixed" ? "fixed" : "cond";
     parts.push(
       h("span", { class: "c-colour" }, h("span", { class: "sym", "aria-hidden": "true" }, col.sym), ` ${col.word}`),
-      h("span", { class: "c-animal" }, ANIMALS[c.animal] || String(c.animal)),
+      h("span", { class: "c-animal" }, animalWord(c.animal)),
       h("span", { class: `c-value ${kind}` }, valueText(c)));
   } else {
-    parts.push(h("span", { class: "c-back", "aria-hidden": "true" }, "✿"), h("span", { class: "c-down" }, "face down"));
+    parts.push(h("span", { class: "c-back", "aria-hidden": "true" }, "✿"), h("span", { class: "c-down" }, t("sym.faceDown")));
   }
   if (points !== undefined && points !== null) {
     parts.push(h("span", { class: `c-points${points ? "" : " zero"}`, "data-testid": "slot-points" }, `+${points}`));
@@ -76,9 +76,9 @@ function slotClass(slot) {
 }
 
 function neighbourName(ctx, who) {
-  if (who === "river") return "the River";
-  if (who === null || who === undefined) return "nobody";
-  if (who === ctx.seat) return "you";
+  if (who === "river") return t("sym.theRiver");
+  if (who === null || who === undefined) return t("grab.nobody");
+  if (who === ctx.seat) return t("sym.you");
   return ctx.name(who);
 }
 
@@ -88,11 +88,11 @@ function relation(view, ctx, seat) {
   const them = (view.players || []).find((p) => p.seat === seat) || {};
   const words = [];
   const partner = me.team !== null && me.team !== undefined && me.team === them.team;
-  if (partner) words.push("your partner");
-  if (me.left === seat && me.right === seat) words.push(partner ? "both your side columns score this pond" : "your left and right neighbour");
-  else if (me.left === seat) words.push("your left neighbour");
-  else if (me.right === seat) words.push("your right neighbour");
-  if (!words.length) words.push("opponent");
+  if (partner) words.push(t("sym.partner"));
+  if (me.left === seat && me.right === seat) words.push(partner ? t("sym.bothSides") : t("sym.leftRight"));
+  else if (me.left === seat) words.push(t("sym.left"));
+  else if (me.right === seat) words.push(t("sym.right"));
+  if (!words.length) words.push(t("sym.opponent"));
   return words.join(", ");
 }
 
@@ -120,30 +120,30 @@ function renderRiver(view, ctx, legal) {
       class: `${slotClass(slot)}${can ? " legal" : ""}${chosen === j ? " selected" : ""}`,
       "data-testid": "river-slot", "data-index": j,
     };
-    if (!can) return h("div", { ...attrs, key: j, "aria-label": `River ${j + 1}: ${cardWords(slot)}` }, ...face(slot));
+    if (!can) return h("div", { ...attrs, key: j, "aria-label": `${t("sym.riverN", { n: j + 1 })}: ${cardWords(slot)}` }, ...face(slot));
     return h("button", {
       ...attrs, key: j, type: "button", "data-legal": "true",
       "aria-pressed": chosen === j ? "true" : "false",
-      "aria-label": `River ${j + 1}: ${cardWords(slot)}${chosen === j ? " (chosen; choose it again to cancel)" : " (choose to take it)"}`,
+      "aria-label": `${t("sym.riverN", { n: j + 1 })}: ${cardWords(slot)} ${chosen === j ? t("sym.chosenCancel") : t("sym.chooseTake")}`,
       onclick: () => {
         selection.river = chosen === j ? null : j;
         ctx.rerender();
       },
-    }, ...face(slot), chosen === j ? h("span", { class: "c-tag" }, "✔ chosen") : null);
+    }, ...face(slot), chosen === j ? h("span", { class: "c-tag" }, `✔ ${t("sym.chosen")}`) : null);
   });
-  return h("section", { class: "river-box", "aria-label": "The River" },
-    h("h3", {}, `The River`, h("span", { class: "muted" }, ` ${river.length} cards`)),
+  return h("section", { class: "river-box", "aria-label": t("sym.river") },
+    h("h3", {}, t("sym.river"), h("span", { class: "muted" }, ` ${t("sym.cards", { n: river.length })}`)),
     h("div", { class: `river n${river.length}`, "data-testid": "river" }, ...cells));
 }
 
 function columnHeads(view, ctx, seat) {
   const p = (view.players || []).find((x) => x.seat === seat) || {};
-  const self = seat === ctx.seat ? "your own pond" : "own pond";
+  const self = seat === ctx.seat ? t("sym.yourOwnPond") : t("sym.ownPond");
   return [
-    h("div", { class: "col-head side" }, `◀ scores ${neighbourName(ctx, p.left)}`),
-    h("div", { class: "col-head centre" }, `scores ${self}`),
-    h("div", { class: "col-head centre" }, `scores ${self}`),
-    h("div", { class: "col-head side" }, `scores ${neighbourName(ctx, p.right)} ▶`),
+    h("div", { class: "col-head side" }, `◀ ${t("sym.scores", { what: neighbourName(ctx, p.left) })}`),
+    h("div", { class: "col-head centre" }, t("sym.scores", { what: self })),
+    h("div", { class: "col-head centre" }, t("sym.scores", { what: self })),
+    h("div", { class: "col-head side" }, `${t("sym.scores", { what: neighbourName(ctx, p.right) })} ▶`),
   ];
 }
 
@@ -164,9 +164,9 @@ function renderPond(view, ctx, seat, legal, scoring) {
       class: `${slotClass(slot)}${action ? " legal" : ""}${swap ? " target" : ""}`,
       "data-testid": "pond-slot", "data-seat": seat, "data-slot": i,
     };
-    const where = `${mine ? "Your" : `${ctx.name(seat)}’s`} pond, row ${row} column ${col}`;
+    const where = mine ? t("sym.whereMine", { row, col }) : t("sym.where", { name: ctx.name(seat), row, col });
     if (!action) return h("div", { ...attrs, key: i, "aria-label": `${where}: ${cardWords(slot)}` }, ...face(slot, points));
-    const verb = flip ? "flip it face up" : `swap it with river card ${selection.river + 1}`;
+    const verb = flip ? t("sym.flipIt") : t("sym.swapIt", { n: selection.river + 1 });
     return h("button", {
       ...attrs, key: i, type: "button", "data-legal": "true",
       "aria-label": `${where}: ${cardWords(slot)} (${verb})`,
@@ -174,24 +174,24 @@ function renderPond(view, ctx, seat, legal, scoring) {
         const ok = await ctx.send(action);
         if (ok) selection.river = null;
       },
-    }, ...face(slot, points), h("span", { class: "c-tag" }, flip ? "↻ flip" : "⇄ swap here"));
+    }, ...face(slot, points), h("span", { class: "c-tag" }, flip ? `↻ ${t("sym.flip")}` : `⇄ ${t("sym.swapHere")}`));
   });
-  const title = mine ? `Your pond (seat ${seat})` : `${ctx.name(seat)} (seat ${seat})`;
+  const title = mine ? t("sym.yourPond", { seat }) : `${ctx.name(seat)} (${t("frame.seatN", { seat })})`;
   const rel = relation(view, ctx, seat);
   const p = (view.players || []).find((x) => x.seat === seat) || {};
   return h("section", { key: seat, class: `pond-box${mine ? " mine" : ""}${(view.active || []).includes(seat) ? " active" : ""}`,
     "data-testid": mine ? "my-pond" : "pond", "data-seat": seat, "aria-label": title },
   h("h3", {}, (view.active || []).includes(seat) && !view.result ? "▶ " : "", title,
     rel ? h("span", { class: "relation" }, ` — ${rel}`) : null,
-    p.team !== null && p.team !== undefined ? h("span", { class: "team" }, ` ${TEAM_NAMES[p.team] || `Team ${p.team}`}`) : null),
+    p.team !== null && p.team !== undefined ? h("span", { class: "team" }, ` ${teamName(p.team)}`) : null),
   h("div", { class: "pond" }, ...columnHeads(view, ctx, seat), ...cells,
     ...(score && Array.isArray(score.columns)
       ? score.columns.map((pts, c) => h("div", { key: `total-${c}`, class: "col-total", "data-testid": "col-total" },
-        h("span", { class: "muted" }, COLUMN_NAMES[c]), ` ${pts}`))
+        h("span", { class: "muted" }, t(COLUMN_KEYS[c])), ` ${pts}`))
       : [])),
   score ? h("p", { class: "pond-total" }, fixedInColumns(score)
-    ? `Total ${score.total} points, of which ${score.fixed} from fixed cards`
-    : `Columns ${score.total - score.fixed} + fixed cards ${score.fixed} = ${score.total} points`) : null);
+    ? t("sym.totalOfWhich", { total: score.total, fixed: score.fixed })
+    : t("sym.totalSum", { cols: score.total - score.fixed, fixed: score.fixed, total: score.total })) : null);
 }
 
 /**
@@ -209,43 +209,34 @@ function teamTable(view) {
   if (!teams) return null;
   const best = Math.max(...teams);
   return h("table", { class: "final-table", "data-testid": "team-totals" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Team"), h("th", { scope: "col" }, "Points"))),
-    h("tbody", {}, teams.map((t, i) => h("tr", { key: i, class: t === best ? "winner" : undefined },
-      h("th", { scope: "row" }, t === best ? "♛ " : "", TEAM_NAMES[i] || `Team ${i}`),
-      h("td", { class: "num" }, String(t))))));
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sym.teamHead")), h("th", { scope: "col" }, t("end.points")))),
+    h("tbody", {}, teams.map((total, i) => h("tr", { key: i, class: total === best ? "winner" : undefined },
+      h("th", { scope: "row" }, total === best ? "♛ " : "", teamName(i)),
+      h("td", { class: "num" }, String(total))))));
 }
 
 function hint(view, ctx, legal) {
-  if (view.result) return "The game is over: each card shows the points it scored (+n), the scoring is above.";
-  if (ctx.isSpectator) return "You are watching: every face-up card is shown, face-down ones stay hidden.";
+  if (view.result) return t("sym.hint.over");
+  if (ctx.isSpectator) return t("sym.hint.watching");
   if (!(view.active || []).includes(ctx.seat)) {
-    return `Waiting for ${(view.active || []).map((s) => ctx.name(s)).join(", ") || "the others"}.`;
+    return t("frame.waitingFor", { others: listText((view.active || []).map((s) => ctx.name(s))) || t("sym.theOthers") });
   }
-  if (view.phase === "flip") return "Your first turn: flip one of your face-down cards (highlighted).";
-  if (view.phase === "forced_flip") return "You swapped a face-up card away: now flip one of your face-down cards.";
+  if (view.phase === "flip") return t("sym.hint.flip");
+  if (view.phase === "forced_flip") return t("sym.hint.forced");
   if (view.phase === "swap") {
-    if (selection.river === null) return "Choose a card of the River, then the slot of your pond to swap it into.";
-    return `Now choose the slot of your pond for river card ${selection.river + 1} (choose the river card again, or press Esc, to cancel).`;
+    if (selection.river === null) return t("sym.hint.swap");
+    return t("sym.hint.slot", { n: selection.river + 1 });
   }
-  return legal.flips.size || legal.swaps.size ? "Choose a highlighted card." : "";
+  return legal.flips.size || legal.swaps.size ? t("sym.hint.choose") : "";
 }
 
 export default {
   id: "symbiose",
   title: "Symbiose",
-  summary: `Each player has a pond of 8 cards in 2 rows of 4, dealt face down. On your first turn you flip one of them. On each later turn you take a card from the River and put it in your pond, face up, in place of any of your cards; the card you replaced goes to the River face up. If that card was already face up, you must then flip one of your face-down cards. Everyone plays 8 turns.
-
-At the end, fixed cards score their points wherever they lie. The other cards score for a board that depends on their column: the left column counts cards in the pond of the player on your left, the right column the pond on your right, the two middle columns your own pond. A "2 per dragonfly" card in your left column scores 2 for each dragonfly your left neighbour has. The highest total wins.
-
-Duel (the rulebook's rules for 2 players, and the default with 2): the River has 8 cards, 4 face down, and it scores as a third board for the column next to it. Standard with 2 players is a variant of this site's, not the rulebook's: a River of 4 face-up cards, and both side columns score your opponent's pond. Teams (4 players): partners sit across; both side columns score your partner's pond, and team totals decide.`,
+  get summary() { return t("summary.symbiose"); },
 
   phaseText(view) {
-    return {
-      flip: "First turn: flip a card",
-      swap: "Swap with the River",
-      forced_flip: "Flip a card after a face-up swap",
-      over: "Final scoring",
-    }[view.phase] || String(view.phase || "").replace(/_/g, " ");
+    return known(`sym.phase.${view.phase}`) ? t(`sym.phase.${view.phase}`) : String(view.phase || "").replace(/_/g, " ");
   },
 
   /** The final scoring column by column, as the frame reveals it step by step. */
@@ -260,25 +251,25 @@ Duel (the rulebook's rules for 2 players, and the default with 2): the River has
     };
     const included = scoring.every(fixedInColumns);
     const steps = [];
-    if (!included) steps.push({ label: "Fixed cards", points: seats.map((s) => (by(s) ? by(s).fixed : null)) });
+    if (!included) steps.push({ label: t("sym.step.fixed"), points: seats.map((s) => (by(s) ? by(s).fixed : null)) });
     steps.push(
-      { label: "◀ Left column", note: "scores the pond on the left", points: seats.map((s) => col(s, 0)) },
-      { label: "Centre columns", note: "score the own pond", points: seats.map((s) => col(s, 1, 2)) },
-      { label: "Right column ▶", note: "scores the pond on the right", points: seats.map((s) => col(s, 3)) });
+      { label: `◀ ${t("sym.step.left")}`, note: t("sym.step.leftNote"), points: seats.map((s) => col(s, 0)) },
+      { label: t("sym.step.centre"), note: t("sym.step.centreNote"), points: seats.map((s) => col(s, 1, 2)) },
+      { label: `${t("sym.step.right")} ▶`, note: t("sym.step.rightNote"), points: seats.map((s) => col(s, 3)) });
     if (included) {
-      steps[steps.length - 1].note += "; fixed cards count where they lie";
+      steps[steps.length - 1].note += `; ${t("sym.step.fixedWhere")}`;
     }
     return steps;
   },
 
   figures(player, view) {
     const out = [];
-    const name = (s) => (s === "river" ? "the River" : (view.players || []).find((p) => p.seat === s)?.name || `Seat ${s}`);
-    if (player.team !== null && player.team !== undefined) out.push(TEAM_NAMES[player.team] || `team ${player.team}`);
+    const name = (s) => (s === "river" ? t("sym.theRiver") : (view.players || []).find((p) => p.seat === s)?.name || t("seat.name", { seat: s }));
+    if (player.team !== null && player.team !== undefined) out.push(teamName(player.team));
     if (player.left !== undefined) out.push(`◀ ${name(player.left)}`);
     if (player.right !== undefined) out.push(`${name(player.right)} ▶`);
-    if (player.score !== null && player.score !== undefined) out.push(`${player.score} points`);
-    else if (typeof player.showing === "number") out.push(`${player.showing} points showing`);
+    if (player.score !== null && player.score !== undefined) out.push(t("sym.points", { n: player.score }));
+    else if (typeof player.showing === "number") out.push(t("sym.showing", { n: player.showing }));
     return out;
   },
 
@@ -294,16 +285,16 @@ Duel (the rulebook's rules for 2 players, and the default with 2): the River has
     const scoring = Array.isArray(view.scoring) ? view.scoring : null;
     const seats = (view.players || []).map((p) => p.seat);
     const others = ctx.isSpectator ? seats : seats.filter((s) => s !== ctx.seat);
-    const mode = { standard: seats.length === 2 ? "Standard (a 2-player variant: both side columns score your opponent)" : "Standard",
-      duel: "Duel (2 players, the River scores too)", team: "Teams (partners sit across)" }[view.mode] || view.mode;
+    const modeKey = view.mode === "standard" && seats.length === 2 ? "sym.mode.standard2" : `sym.mode.${view.mode}`;
+    const mode = known(modeKey) ? t(modeKey) : view.mode;
 
     return h("div", { class: "symbiose", onkeydown: (e) => {
       if (e.key === "Escape" && selection.river !== null) { selection.river = null; ctx.rerender(); }
     } },
     h("p", { class: "sym-info" },
-      h("span", {}, `Mode: ${mode}`), " · ",
-      h("span", { "data-testid": "round" }, `Round ${Math.min(view.round ?? 1, view.rounds ?? 8)} of ${view.rounds ?? 8}`),
-      typeof view.deck === "number" ? [" · ", h("span", {}, `${view.deck} cards left in the deck`)] : null),
+      h("span", {}, t("sym.mode", { mode })), " · ",
+      h("span", { "data-testid": "round" }, t("sym.round", { round: Math.min(view.round ?? 1, view.rounds ?? 8), rounds: view.rounds ?? 8 })),
+      typeof view.deck === "number" ? [" · ", h("span", {}, t("sym.deckLeft", { n: view.deck }))] : null),
     h("p", { class: "hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
     renderRiver(view, ctx, legal),
     ctx.isSpectator ? null : renderPond(view, ctx, ctx.seat, legal, scoring),

@@ -1,0 +1,101 @@
+"""Every game's table in French, switched mid-game: the test plays a seat in Chromium against bots,
+switches the language in the header after a few moves, finds no English word and no raw key left
+on the page, then plays on to the end screen in French and looks again.
+
+"An English word" is one of the English language file's screen words, or of a short list of common
+English words, that the French file does not use too (so "points", "total" or "mode" are not counted),
+and that is not a proper name on the page (the players', the game's)."""
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+
+from tests.conftest import HubProcess
+from tests.web import client_kit as kit
+
+pytestmark = pytest.mark.browser
+expect = kit.expect
+browser = kit.browser  # the module's Chromium
+
+COMMON = ("the and you your of to is are with for from on in it its this that was has have wait waiting turn "
+          "card cards seat player players move moves game over left right round pool pile hand draw play "
+          "grab score scores water winner wins nobody none who what when choose chosen back next end start "
+          "offer offers accept decline ready build built coins coin tile tiles location locations discard "
+          "discards deck battle pass yes no not now").split()
+
+# The page's words in the two languages, by the language files as served (web/words.js).
+VOCABULARY = """async () => {
+  const { LANGUAGES } = await import("/words.js");
+  const texts = (lang) => Object.values(LANGUAGES[lang].ui)
+    .flatMap((v) => (v && typeof v === "object" ? Object.values(v) : typeof v === "string" ? [v] : []));
+  const words = (list) => [...new Set(list.join(" ").replace(/\\{\\w+\\}/g, " ").toLowerCase().match(/\\p{L}+/gu) || [])];
+  return { en: words(texts("en")), fr: words(texts("fr")), keys: Object.keys(LANGUAGES.en.ui) };
+}"""
+
+NAMES = ["Zoé", "Bot"]
+
+
+def english_left(page: Any, proper: set[str]) -> list[str]:
+    """The English words and raw keys the page shows (what a reader sees: innerText)."""
+    vocab = page.evaluate(VOCABULARY)
+    french = set(vocab["fr"])
+    english = {w for w in [*vocab["en"], *COMMON] if len(w) > 1 or w in COMMON} - french - proper
+    # what is on screen; the screen reader's last announcement was said before the switch, in its language
+    text = page.evaluate("() => [...document.body.children].filter((e) => e.id !== 'announce')"
+                         ".map((e) => e.innerText || '').join('\\n')")
+    names = page.evaluate("() => (window.hubDebug.connection.view.players || []).map((p) => p.name || '').join(' ')")
+    proper = proper | set(re.findall(r"\w+", names.lower()))
+    seen = set(re.findall(r"\w+", text.lower()))
+    found = sorted(seen & english)
+    found += [f"key {k}" for k in vocab["keys"] if k in text]
+    if "‹" in text:
+        found.append("a card the catalogue does not name")
+    return found
+
+
+GAMES = {
+    "symbiose": (2, [1], {}),
+    "frenzy_falls": (3, [1, 2], {}),
+    "waterfall_park": (3, [1, 2], {}),
+    "frenetic_village": (2, [1], {}),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_table_switched_to_french_mid_game_has_no_english_left(browser: Any, hub: HubProcess, game: str) -> None:
+    need_game = game in kit.served_games(hub)
+    assert need_game, f"the hub serves {game}"
+    seats, bots, options = GAMES[game]
+    rid = kit.make_room(hub, game, seats, bots, bot_delay_ms=0, **options)
+    got = kit.join(hub, rid, NAMES[0], 0)
+    w = kit.new_page(browser, seat=(rid, got), locale="en-US")
+    page = w.page
+    page.goto(f"{hub.url}/#/room/{rid}")
+    title = next(g["name"] for g in kit.games(hub) if g["id"] == game)
+    proper = {x.lower() for x in re.findall(r"\w+", " ".join([title, *NAMES, rid]))}
+    rng = random.Random(7)
+    for _ in range(2):
+        assert kit.wait_for_turn(page)
+        kit.play_move(page, rng)
+    assert kit.wait_for_turn(page)
+    page.get_by_test_id("language").select_option("fr")
+    assert page.evaluate("() => document.documentElement.lang") == "fr"
+    kit.shot(page, f"language-{game}-mid")
+    left = english_left(page, proper)
+    assert not left, f"{game}: English left on a French table: {left}"
+    moves = 0
+    while kit.wait_for_turn(page, timeout=30_000):
+        kit.play_move(page, rng)
+        moves += 1
+        assert moves < 400, "the game ends"
+        if moves % 10 == 0:
+            left = english_left(page, proper)
+            assert not left, f"{game}: English left after {moves} moves in French: {left}"
+    expect(page.get_by_test_id("result")).to_be_visible()
+    kit.shot(page, f"language-{game}-end")
+    left = english_left(page, proper)
+    assert not left, f"{game}: English left on the French end screen: {left}"
+    w.check()
