@@ -11,7 +11,7 @@
 
 import { h, stylesheet } from "../ui.js";
 import { playerTag } from "../frame.js";
-import { catalogueCard, catalogueScore } from "../words.js";
+import { catalogueCard, catalogueScore, listText, t, t as tr } from "../words.js";
 
 // Loaded once, by this module, so the shared stylesheet needs no Frenzy Falls rules.
 await stylesheet(new URL("./frenzy_falls.css", import.meta.url).href, "frenzy_falls");
@@ -25,11 +25,6 @@ const FALLS = {
   Tropical: { sym: "✿", letter: "T", key: "tropical", back: "hibiscus", css: "#c2185b" },
 };
 const FALLS_RE = /\b(Mountain|Glacier|Desert|Forest|Coastal|Tropical)\b/g;
-const ACTION_WORDS = {
-  PROXY: "replaced from hand",
-  BUMP: "moves a neighbour down",
-  PULL: "pulls a card here",
-};
 const SPILL_AT = 10;
 
 // What the player has picked on the way to a complete action: a hand card to play, or the hand
@@ -46,11 +41,12 @@ function playerAt(view, seat) {
 function fallsOf(view, seat) {
   const p = playerAt(view, seat);
   const name = p && FALLS[p.falls] ? p.falls : null;
-  return name ? { name, ...FALLS[name] } : { name: `Seat ${seat}`, sym: "■", letter: String(seat), key: "unknown", back: "card" };
+  return name ? { ...FALLS[name], name: t(`ff.falls.${FALLS[name].key}`) }
+    : { name: t("seat.name", { seat }), sym: "■", letter: String(seat), key: "unknown", back: "card" };
 }
 
 function nameOf(view, ctx, seat) {
-  if (seat === ctx.seat) return "you";
+  if (seat === ctx.seat) return t("sym.you");
   const p = playerAt(view, seat);
   return (p && p.name) ? String(p.name) : fallsOf(view, seat).name;
 }
@@ -102,8 +98,8 @@ function fallsChip(view, ctx, seat) {
 /** A player's deck as a badge: its symbol and letter, its Waterfall type for screen readers. */
 function deckBadge(view, seat) {
   const f = fallsOf(view, seat);
-  return h("span", { class: `ff-chip ff-badge falls-${f.key}`, "data-seat": seat, title: `${f.name} deck` },
-    h("span", { "aria-hidden": "true" }, `${f.sym}${f.letter}`), h("span", { class: "sr-only" }, `${f.name} deck`));
+  return h("span", { class: `ff-chip ff-badge falls-${f.key}`, "data-seat": seat, title: t("ff.deckOf", { falls: f.name }) },
+    h("span", { "aria-hidden": "true" }, `${f.sym}${f.letter}`), h("span", { class: "sr-only" }, t("ff.deckOf", { falls: f.name })));
 }
 
 /** A player by name, their deck as the badge before it: how the moves and the tables name people. */
@@ -114,9 +110,9 @@ function who(view, ctx, seat) {
 }
 
 function cardWords(card) {
-  if (!card || card.water === undefined) return "a face-down card";
+  if (!card || card.water === undefined) return t("ff.aFaceDownCard");
   const act = card.action ? `${card.action}, ` : "";
-  return `${act}${card.water} water, ${card.influence} influence`;
+  return `${act}${t("ff.cardWords", { water: card.water, influence: card.influence })}`;
 }
 
 function influenceIcons(n) {
@@ -135,15 +131,15 @@ function cardBody(view, ctx, card, { hand = false } = {}) {
   const parts = [h("span", { class: "ff-owner", "aria-hidden": "true" }, `${f.sym} ${f.letter}`)];
   if (known) {
     parts.push(
-      h("span", { class: "ff-water" }, String(card.water), h("small", {}, " water")),
-      h("span", { class: "ff-infl", title: `${card.influence} influence` },
+      h("span", { class: "ff-water" }, String(card.water), h("small", {}, ` ${t("ff.water")}`)),
+      h("span", { class: "ff-infl", title: t("ff.influenceN", { n: card.influence }) },
         h("span", { class: "ff-icons", "aria-hidden": "true" }, influenceIcons(card.influence)),
-        h("small", {}, ` ${card.influence} infl.`)),
+        h("small", {}, ` ${card.influence} ${t("ff.infl")}`)),
       card.action ? h("span", { class: `ff-act act-${String(card.action).toLowerCase()}` }, String(card.action)) : null);
   } else {
-    parts.push(h("span", { class: "ff-back", "aria-hidden": "true" }, f.sym), h("span", { class: "ff-down" }, "face down"));
+    parts.push(h("span", { class: "ff-back", "aria-hidden": "true" }, f.sym), h("span", { class: "ff-down" }, t("sym.faceDown")));
   }
-  if (!hand && card.up === false && known) parts.push(h("span", { class: "ff-hidden-tag" }, "◌ face down: only you see it"));
+  if (!hand && card.up === false && known) parts.push(h("span", { class: "ff-hidden-tag" }, `◌ ${t("ff.onlyYou")}`));
   return parts;
 }
 
@@ -157,11 +153,11 @@ function cardClass(view, ctx, card, { hand = false } = {}) {
 
 function cardLabel(view, ctx, card, where, { hand = false } = {}) {
   const seat = hand ? ctx.seat : card.seat;
-  const owner = seat === ctx.seat ? "your" : `${fallsOf(view, seat).name} (${nameOf(view, ctx, seat)})`;
+  const owner = seat === ctx.seat ? t("ff.yours") : `${fallsOf(view, seat).name} (${nameOf(view, ctx, seat)})`;
   if (hand) return `${where}: ${cardWords(card)}`;
-  if (card.up === false && card.water === undefined) return `${where}: a face-down ${owner} card`;
-  if (card.up === false) return `${where}: ${owner} face-down card (only you see it): ${cardWords(card)}`;
-  return `${where}: ${owner} card, ${cardWords(card)}`;
+  if (card.up === false && card.water === undefined) return `${where}: ${t("ff.labelDown", { owner })}`;
+  if (card.up === false) return `${where}: ${t("ff.labelMineDown", { owner })}: ${cardWords(card)}`;
+  return `${where}: ${t("ff.labelUp", { owner })}, ${cardWords(card)}`;
 }
 
 /**
@@ -187,13 +183,13 @@ function cardEl(view, ctx, card, { where, hand = false, tag = null, onclick = nu
 function scoreCardEl(pool, index) {
   const s = pool.score;
   if (!s) {
-    return h("div", { class: "ff-score none", role: "img", "aria-label": `Pool ${index + 1} has no Score card left` },
-      h("span", { class: "ff-s-pts" }, "✕"), h("small", {}, "no Score card"));
+    return h("div", { class: "ff-score none", role: "img", "aria-label": t("ff.noScoreLeft", { n: index + 1 }) },
+      h("span", { class: "ff-s-pts" }, "✕"), h("small", {}, t("ff.noScore")));
   }
   return h("div", { class: "ff-score", role: "img", "data-testid": "score-card",
-    "aria-label": `Pool ${index + 1} Score card: ${s.points} points, ${s.water} water` },
-  h("span", { class: "ff-s-pts" }, `★ ${s.points}`), h("small", {}, s.points === 1 ? "point" : "points"),
-  h("span", { class: "ff-s-water" }, `${s.water} water`));
+    "aria-label": t("ff.scoreLabel", { n: index + 1, points: s.points, water: s.water }) },
+  h("span", { class: "ff-s-pts" }, `★ ${s.points}`), h("small", {}, t("ff.pointsWord", { n: s.points })),
+  h("span", { class: "ff-s-water" }, t("ff.waterN", { n: s.water })));
 }
 
 /** Visible influence of each seat in a Pool, and how many face-down cards each still has there. */
@@ -206,21 +202,21 @@ function influenceLine(view, ctx, pool) {
     else e.down += 1;
   }
   if (!by.size) return null;
-  return h("p", { class: "ff-influence" }, h("span", { class: "muted" }, "Influence: "),
+  return h("p", { class: "ff-influence" }, h("span", { class: "muted" }, `${t("ff.influence")} `),
     ...[...by.entries()].map(([seat, e], i) => [i ? " · " : "",
-      deckBadge(view, seat), ` ${e.shown}`, e.down ? h("span", { class: "muted" }, ` +${e.down} face down`) : null]));
+      deckBadge(view, seat), ` ${e.shown}`, e.down ? h("span", { class: "muted" }, ` +${e.down} ${t("sym.faceDown")}`) : null]));
 }
 
 function waterMeter(pool) {
-  if (!pool.score) return h("span", { class: "ff-meter closed", "data-testid": "pool-water" }, "✕ no Score card: this Pool never spills");
+  if (!pool.score) return h("span", { class: "ff-meter closed", "data-testid": "pool-water" }, `✕ ${t("ff.neverSpills")}`);
   const water = Number(pool.water) || 0;
   const down = (Array.isArray(pool.cards) ? pool.cards : []).filter((c) => !c.up).length;
   const pct = Math.min(100, Math.round((water / SPILL_AT) * 100));
   const full = water >= SPILL_AT;
   return h("span", { class: `ff-meter${full ? " full" : ""}`, "data-testid": "pool-water" },
     h("span", { class: "ff-bar", "aria-hidden": "true" }, h("span", { style: { width: `${pct}%` } })),
-    h("span", {}, `${full ? "⚠ " : ""}${water} / ${SPILL_AT} water`),
-    down ? h("span", { class: "muted" }, ` +${down} face down`) : null);
+    h("span", {}, `${full ? "⚠ " : ""}${water} / ${SPILL_AT} ${t("ff.water")}`),
+    down ? h("span", { class: "muted" }, ` +${down} ${t("sym.faceDown")}`) : null);
 }
 
 function poolRow(view, ctx, legal, index) {
@@ -233,7 +229,7 @@ function poolRow(view, ctx, legal, index) {
   const notes = [];
 
   const cells = cards.map((card, pos) => {
-    const where = `Pool ${index + 1}, card ${pos + 1}`;
+    const where = t("ff.poolCard", { n: index + 1, pos: pos + 1 });
     const common = { where, key: pos, testid: "pool-card", data: { pool: index, pos } };
     const extra = [];
     if (pending && pending.pool === index && pending.pos === pos && pending.kind !== "spill") extra.push("resolving");
@@ -244,19 +240,20 @@ function poolRow(view, ctx, legal, index) {
       if (act) {
         const t = below(view, index);
         return cardEl(view, ctx, card, { ...common, extraClass: extra,
-          tag: `⇩ bump ${side} card to Pool ${t === null ? "?" : t + 1}`, onclick: () => ctx.send(act) });
+          tag: `⇩ ${side === "left" ? tr("ff.bumpLeft", { n: t === null ? "?" : t + 1 }) : tr("ff.bumpRight", { n: t === null ? "?" : t + 1 })}`,
+          onclick: () => ctx.send(act) });
       }
     }
     const pull = pending && pending.kind === "pull" ? legal.pull.get(`${index}:${pos}`) : undefined;
     if (pull) {
       return cardEl(view, ctx, card, { ...common, extraClass: extra,
-        tag: `⇧ pull to Pool ${pending.pool + 1}`, onclick: () => ctx.send(pull) });
+        tag: `⇧ ${tr("ff.pullTo", { n: pending.pool + 1 })}`, onclick: () => ctx.send(pull) });
     }
     const sp = spill && spill.pool === index ? legal.spill.get(pos) : undefined;
     if (sp) {
       const t = below(view, index);
       return cardEl(view, ctx, card, { ...common, extraClass: extra,
-        tag: t === null ? "✕ discard it (no Pool left)" : `⇩ move to Pool ${t + 1}`, onclick: () => ctx.send(sp) });
+        tag: t === null ? `✕ ${tr("ff.discardIt")}` : `⇩ ${tr("ff.moveTo", { n: t + 1 })}`, onclick: () => ctx.send(sp) });
     }
     return cardEl(view, ctx, card, { ...common, extraClass: extra });
   });
@@ -268,38 +265,38 @@ function poolRow(view, ctx, legal, index) {
     if (act) {
       drop = h("button", { key: "drop", type: "button", class: "ff-drop legal", "data-legal": "true", "data-testid": "play-here",
         "data-pool": index,
-        "aria-label": `Play your chosen card face down to the end of Pool ${index + 1}`,
+        "aria-label": t("ff.playToLabel", { n: index + 1 }),
         onclick: async () => { if (await ctx.send(act)) selection.card = null; } },
-      h("span", { "aria-hidden": "true" }, "▼"), ` Play here`, h("small", {}, `end of Pool ${index + 1}`));
+      h("span", { "aria-hidden": "true" }, "▼"), ` ${t("ff.playHere")}`, h("small", {}, t("ff.endOf", { n: index + 1 })));
     }
   }
 
-  if (revealing && !spill) notes.push(h("span", { class: "ff-note reveal" }, "◉ the reveal is here"));
+  if (revealing && !spill) notes.push(h("span", { class: "ff-note reveal" }, `◉ ${t("ff.revealHere")}`));
   if (spill && spill.pool === index) {
-    notes.push(h("span", { class: "ff-note spill" }, "≋ spilled over: ",
-      who(view, ctx, spill.winner), " won its Score card; the others each move one card down"));
+    notes.push(h("span", { class: "ff-note spill" }, `≋ ${t("ff.spilledOver")} `,
+      who(view, ctx, spill.winner), ` ${t("ff.wonScore")}`));
   }
   if (pending && pending.pool === index && pending.kind !== "spill") {
-    notes.push(h("span", { class: "ff-note act" }, `⚡ ${pending.kind.toUpperCase()} of `,
-      who(view, ctx, pending.seat), mineToAct ? ": your choice" : " resolving"));
+    notes.push(h("span", { class: "ff-note act" }, `⚡ ${t("ff.actionOf", { action: pending.kind.toUpperCase() })} `,
+      who(view, ctx, pending.seat), mineToAct ? `: ${t("ff.yourChoice")}` : ` ${t("ff.resolving")}`));
   }
   if (pending && pending.kind === "pull" && mineToAct && pending.pool === index) {
-    notes.push(h("span", { class: "ff-note target" }, "⇧ the pulled card comes to the end of this Pool"));
+    notes.push(h("span", { class: "ff-note target" }, `⇧ ${t("ff.pulledHere")}`));
   }
 
   const classes = ["ff-pool"];
   if (revealing) classes.push("revealing");
   if (spill && spill.pool === index) classes.push("spilled");
   if (!pool.score) classes.push("closed");
-  return h("section", { key: index, class: classes.join(" "), "data-testid": "pool", "data-pool": index, "aria-label": `Pool ${index + 1}` },
+  return h("section", { key: index, class: classes.join(" "), "data-testid": "pool", "data-pool": index, "aria-label": t("ff.pool", { n: index + 1 }) },
     h("header", { class: "ff-pool-head" },
-      h("h3", {}, `Pool ${index + 1}`),
+      h("h3", {}, t("ff.pool", { n: index + 1 })),
       waterMeter(pool),
       ...notes),
     h("div", { class: "ff-row" },
       scoreCardEl(pool, index),
       cells,
-      cells.length ? null : h("span", { class: "ff-empty muted" }, "no Waterfall card yet"),
+      cells.length ? null : h("span", { class: "ff-empty muted" }, t("ff.noCardYet")),
       drop),
     influenceLine(view, ctx, pool));
 }
@@ -311,22 +308,22 @@ function handPanel(view, ctx, legal) {
   const discarding = Array.isArray(view.discarding) ? new Set(view.discarding) : null;
   const pending = view.pending;
   const cells = hand.map((card, i) => {
-    const common = { where: `Hand card ${i + 1}`, hand: true, key: i, testid: "hand-card", data: { index: i } };
+    const common = { where: t("ff.handCard", { n: i + 1 }), hand: true, key: i, testid: "hand-card", data: { index: i } };
     if (phase === "play" && legal.play.has(i)) {
       const chosen = selection.card === i;
       return cardEl(view, ctx, card, { ...common, pressed: chosen, extraClass: chosen ? ["selected"] : [],
-        tag: chosen ? "✔ chosen: now pick a Pool" : "choose to play",
+        tag: chosen ? `✔ ${t("ff.chosenPick")}` : t("ff.chooseToPlay"),
         onclick: () => { selection.card = chosen ? null : i; ctx.rerender(); } });
     }
     if (phase === "proxy" && legal.proxy.has(i)) {
       const act = legal.proxy.get(i);
       return cardEl(view, ctx, card, { ...common,
-        tag: `⇄ replaces the PROXY in Pool ${pending ? pending.pool + 1 : "?"}`, onclick: () => ctx.send(act) });
+        tag: `⇄ ${t("ff.replacesProxy", { n: pending ? pending.pool + 1 : "?" })}`, onclick: () => ctx.send(act) });
     }
     if (phase === "discard" && legal.discard.size) {
       const on = selection.discard.has(i);
       return cardEl(view, ctx, card, { ...common, pressed: on, extraClass: on ? ["selected", "to-discard"] : [],
-        tag: on ? "✕ to discard (press to keep)" : "✓ keep (press to discard)",
+        tag: on ? `✕ ${t("ff.toDiscard")}` : `✓ ${t("ff.keep")}`,
         onclick: () => { if (on) selection.discard.delete(i); else selection.discard.add(i); ctx.rerender(); } });
     }
     const extra = discarding && discarding.has(i) ? ["to-discard"] : [];
@@ -338,11 +335,11 @@ function handPanel(view, ctx, legal) {
   let playTo = null;
   if (phase === "play" && selection.card !== null && legal.play.has(selection.card)) {
     const targets = [...legal.play.get(selection.card).entries()].sort((a, b) => a[0] - b[0]);
-    playTo = h("div", { class: "ff-play-to", "data-testid": "play-to-row" }, h("span", {}, "Play it face down to: "),
+    playTo = h("div", { class: "ff-play-to", "data-testid": "play-to-row" }, h("span", {}, `${t("ff.playItTo")} `),
       ...targets.map(([p, act]) => h("button", { key: p, type: "button", class: "ff-pool-button legal", "data-legal": "true",
         "data-testid": "play-to", "data-pool": p,
-        "aria-label": `Play your chosen card face down to the end of Pool ${p + 1}`,
-        onclick: async () => { if (await ctx.send(act)) selection.card = null; } }, `▼ Pool ${p + 1}`)));
+        "aria-label": t("ff.playToLabel", { n: p + 1 }),
+        onclick: async () => { if (await ctx.send(act)) selection.card = null; } }, `▼ ${t("ff.pool", { n: p + 1 })}`)));
   }
   let confirm = null;
   if (phase === "discard" && legal.discard.size) {
@@ -352,26 +349,25 @@ function handPanel(view, ctx, legal) {
     if (act) {
       confirm = h("button", { type: "button", class: "primary ff-confirm legal", "data-legal": "true", "data-testid": "discard-confirm",
         onclick: async () => { if (await ctx.send(act)) selection.discard = new Set(); } },
-      n ? `✕ Discard ${n} card${n === 1 ? "" : "s"} and draw to 5` : "✓ Keep my whole hand and draw to 5");
+      n ? `✕ ${t("ff.discardN", { n })}` : `✓ ${t("ff.keepAll")}`);
     }
   }
   const p = playerAt(view, ctx.seat) || {};
-  const title = h("h3", {}, "Your hand ", fallsChip(view, ctx, ctx.seat),
-    h("span", { class: "muted" }, ` ${hand.length} card${hand.length === 1 ? "" : "s"} · deck ${p.deck ?? "?"} · discard pile ${p.discard ?? "?"}`));
+  const title = h("h3", {}, `${t("ff.yourHand")} `, fallsChip(view, ctx, ctx.seat),
+    h("span", { class: "muted" }, ` ${t("sym.cards", { n: hand.length })} · ${t("ff.deckN", { n: p.deck ?? "?" })} · ${t("ff.pileN", { n: p.discard ?? "?" })}`));
   const discardNote = discarding
     ? h("p", { class: "ff-chosen", "data-testid": "discard-chosen" }, discarding.size
-      ? `You discard ${discarding.size} card${discarding.size === 1 ? "" : "s"} (marked ✕); waiting for the others to choose.`
-      : "You keep your whole hand; waiting for the others to choose.")
+      ? t("ff.youDiscard", { n: discarding.size }) : t("ff.youKeep"))
     : null;
   const pile = Array.isArray(view.discard_pile) ? view.discard_pile : [];
-  return h("section", { class: "ff-hand-box", "data-testid": "hand", "aria-label": "Your hand" },
+  return h("section", { class: "ff-hand-box", "data-testid": "hand", "aria-label": t("ff.yourHand") },
     title,
-    h("div", { class: "ff-row ff-hand" }, ...cells, cells.length ? null : h("span", { class: "muted" }, "Your hand is empty.")),
+    h("div", { class: "ff-row ff-hand" }, ...cells, cells.length ? null : h("span", { class: "muted" }, t("ff.handEmpty"))),
     playTo,
     confirm ? h("div", { class: "ff-confirm-row" }, confirm) : null,
     discardNote,
-    pile.length ? h("details", { class: "ff-pile" }, h("summary", {}, `Your discard pile (${pile.length}, only you see it)`),
-      h("div", { class: "ff-row small" }, ...pile.map((c, i) => cardEl(view, ctx, c, { key: i, where: `Discard pile card ${i + 1}`, hand: true })))) : null);
+    pile.length ? h("details", { class: "ff-pile" }, h("summary", {}, t("ff.yourPile", { n: pile.length })),
+      h("div", { class: "ff-row small" }, ...pile.map((c, i) => cardEl(view, ctx, c, { key: i, where: t("ff.pileCard", { n: i + 1 }), hand: true })))) : null);
 }
 
 function scoreboard(view, ctx) {
@@ -380,15 +376,15 @@ function scoreboard(view, ctx) {
   const winners = new Set(view.result && Array.isArray(view.result.winners) ? view.result.winners : []);
   return h("div", { class: "ff-scoreboard scroll", "data-testid": "ff-scoreboard" },
     h("table", {},
-      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Score cards"),
-        h("th", {}, "Hand"), h("th", {}, "To play"))),
+      h("thead", {}, h("tr", {}, h("th", {}, t("end.player")), h("th", {}, t("end.points")), h("th", {}, t("ff.scoreCards")),
+        h("th", {}, t("ff.hand")), h("th", {}, t("ff.toPlay")))),
       h("tbody", {}, ...players.map((p) => h("tr", {
         key: p.seat,
         class: [active.has(p.seat) && !view.result ? "active" : "", winners.has(p.seat) ? "winner" : "", p.seat === ctx.seat ? "me" : ""].join(" ").trim(),
         "data-seat": p.seat,
       },
       h("th", { scope: "row" }, winners.has(p.seat) ? "♛ " : active.has(p.seat) && !view.result ? "▶ " : "",
-        who(view, ctx, p.seat), p.first ? h("span", { class: "ff-first", title: "First Player card" }, " ① first") : null),
+        who(view, ctx, p.seat), p.first ? h("span", { class: "ff-first", title: t("ff.firstCard") }, ` ① ${t("ff.first")}`) : null),
       h("td", { class: "num" }, `★ ${p.points ?? 0}`),
       h("td", { class: "num" }, String(p.score_cards ?? 0)),
       h("td", { class: "num" }, String(p.hand ?? 0)),
@@ -448,57 +444,53 @@ function logWords(line, view, ctx) {
 // --- words ------------------------------------------------------------------------------------
 
 function hint(view, ctx, legal) {
-  if (view.result) return "The game is over: the Score cards have been added up (above).";
-  if (view.phase === "waiting") return "Waiting for every seat to be taken: the game starts by itself.";
+  if (view.result) return t("ff.hint.over");
+  if (view.phase === "waiting") return t("ff.hint.waiting");
   const pending = view.pending;
   const mine = Array.isArray(view.active) && view.active.includes(ctx.seat);
   // A spectator reads the phase and whose turn it is in the header: a hint that said it again, after
   // the same sentence every time ("You are watching: …"), only pushed the table down.
   if (ctx.isSpectator) return null;
   if (!mine) {
-    const who = (view.active || []).map((s) => nameOf(view, ctx, s)).join(", ") || "the table";
-    return `Waiting for ${who}: ${phaseWords(view, ctx)}.`;
+    const who = listText((view.active || []).map((s) => nameOf(view, ctx, s))) || t("frame.theTable");
+    return t("ff.hint.waitingFor", { who, what: phaseWords(view, ctx) });
   }
   const pool = pending && Number.isInteger(pending.pool) ? pending.pool : 0;
   const spilled = view.spill && Number.isInteger(view.spill.pool) ? view.spill.pool : 0;
   switch (view.phase) {
     case "play":
-      return selection.card === null
-        ? "Your turn: choose a card of your hand, then the Pool to play it to (face down, at the end)."
-        : "Now choose the Pool for your card: “▼ Play here” at a Pool's end, or a Pool under your hand. Choose another hand card to change it; Esc cancels.";
+      return selection.card === null ? t("ff.hint.play") : t("ff.hint.pool");
     case "proxy":
-      return `Your PROXY in Pool ${pool + 1} is revealed: choose the hand card that replaces it (face up; its action resolves at once).`;
+      return t("ff.hint.proxy", { n: pool + 1 });
     case "bump": {
-      const t = below(view, pool);
-      return `Your BUMP in Pool ${pool + 1}: choose the card to its left or right to move to the end of Pool ${t === null ? "?" : t + 1}.`;
+      const to = below(view, pool);
+      return t("ff.hint.bump", { n: pool + 1, to: to === null ? "?" : to + 1 });
     }
     case "pull":
-      return `Your PULL in Pool ${pool + 1}: choose any card of another Pool to bring to the end of Pool ${pool + 1}.`;
+      return t("ff.hint.pull", { n: pool + 1 });
     case "spill": {
-      const t = below(view, spilled);
-      return `Pool ${spilled + 1} spilled over and you did not win it: choose one of your cards there to move to ${t === null ? "your discard pile" : `Pool ${t + 1}`}; the rest are discarded.`;
+      const to = below(view, spilled);
+      return t("ff.hint.spill", { n: spilled + 1, to: to === null ? t("ff.yourPileWord") : t("ff.pool", { n: to + 1 }) });
     }
     case "discard":
-      return "Round end: mark the hand cards you want to discard (or none), then confirm; you draw back to 5.";
+      return t("ff.hint.discard");
     default:
-      return legal ? "Choose a highlighted element." : "";
+      return legal ? t("ff.hint.choose") : "";
   }
 }
 
 function phaseWords(view, ctx) {
   const p = view.pending || {};
-  const who = (seat) => (seat === ctx.seat ? "you" : nameOf(view, ctx, seat));
+  // "you" and a name take different verbs in both languages: a key for each
+  const by = (seat, key, vars) => (seat === ctx.seat ? t(`${key}.you`, vars) : t(key, { who: nameOf(view, ctx, seat), ...vars }));
   switch (view.phase) {
-    case "play": {
-      const s = Array.isArray(view.active) ? view.active[0] : null;
-      return `${s === ctx.seat ? "you play" : `${who(s)} plays`} a card face down to a Pool`;
-    }
-    case "proxy": return `${who(p.seat)} replace${p.seat === ctx.seat ? "" : "s"} the PROXY in Pool ${p.pool + 1} with a hand card`;
-    case "bump": return `${who(p.seat)} choose${p.seat === ctx.seat ? "" : "s"} which neighbour the BUMP in Pool ${p.pool + 1} moves down`;
-    case "pull": return `${who(p.seat)} choose${p.seat === ctx.seat ? "" : "s"} a card for the PULL in Pool ${p.pool + 1} to bring over`;
-    case "spill": return `${who(p.seat)} choose${p.seat === ctx.seat ? "" : "s"} a card to move down from spilled Pool ${(view.spill || {}).pool + 1}`;
-    case "discard": return "each player chooses cards to discard before drawing back to 5";
-    case "over": return "the game is over";
+    case "play": return by(Array.isArray(view.active) ? view.active[0] : null, "ff.phase.play", {});
+    case "proxy": return by(p.seat, "ff.phase.proxy", { n: p.pool + 1 });
+    case "bump": return by(p.seat, "ff.phase.bump", { n: p.pool + 1 });
+    case "pull": return by(p.seat, "ff.phase.pull", { n: p.pool + 1 });
+    case "spill": return by(p.seat, "ff.phase.spill", { n: (view.spill || {}).pool + 1 });
+    case "discard": return t("ff.phase.discard");
+    case "over": return t("ff.phase.over");
     default: return String(view.phase || "").replace(/_/g, " ");
   }
 }
@@ -513,11 +505,11 @@ function finalTable(view, ctx) {
   const order = scores.map((_, s) => s).sort((a, b) => (scores[b] - scores[a]) || ((cards[b] ?? 0) - (cards[a] ?? 0)) || (a - b));
   return h("div", { class: "ff-final", "data-testid": "ff-final" },
     h("div", { class: "scroll" }, h("table", { class: "final-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Score cards"))),
+      h("thead", {}, h("tr", {}, h("th", {}, t("end.player")), h("th", {}, t("end.points")), h("th", {}, t("ff.scoreCards")))),
       h("tbody", {}, order.map((s) => h("tr", { key: s, class: winners.has(s) ? "winner" : undefined, "data-seat": s },
         h("th", { scope: "row" }, winners.has(s) ? "♛ " : "", who(view, ctx, s)),
         h("td", { class: "num" }, `★ ${scores[s]}`), h("td", { class: "num" }, String(cards[s] ?? "?"))))))),
-    h("p", { class: "muted" }, "Most points wins; a tie goes to the most Score cards; a tie after that is shared."));
+    h("p", { class: "muted" }, t("ff.tieRule")));
 }
 
 
@@ -555,18 +547,12 @@ function withFaces(view) {
 export default {
   id: "frenzy_falls",
   title: "Frenzy Falls",
-  summary: `Each player owns a deck of 15 Waterfall cards of one type (Mountain ▲M, Glacier ❄G, Desert ΨD, Forest ♣F, Coastal ≈C, Tropical ✿T). Each card has a water value, influence icons (✦) and sometimes an action. The Pools are rows, each led by a Score card that shows its points (★) and its own water.
-
-A round: in turn, each player plays one card face down to the end of any Pool, until everyone has played 2 (3 with two players). Then the cards are revealed from Pool 1 down, left to right. PROXY: replace it with a card from your hand. BUMP: move the card to its left or right to the next Pool down. PULL: bring any card of another Pool to this one.
-
-When a Pool's water (Score card included) reaches 10 it spills over: the player with the most influence there wins the Score card (ties: the leftmost card), discards their cards, and every other player moves one of their cards to the next Pool down (the bottom loops to the top) and discards the rest. That can cascade. At round end you may discard, then draw back to 5.
-
-When a Score card cannot be replaced the game ends after that round: most points wins, then most Score cards.`,
+  get summary() { return t("summary.frenzy_falls"); },
 
   phaseText(raw, ctx) {
     const view = withFaces(raw);
-    const round = Number.isInteger(view.round) ? `Round ${view.round}: ` : "";
-    if (view.phase === "over") return "Game over: Score cards added up";
+    const round = Number.isInteger(view.round) ? t("ff.roundPrefix", { n: view.round }) : "";
+    if (view.phase === "over") return t("ff.gameOver");
     const w = phaseWords(view, ctx);
     return `${round}${w.charAt(0).toUpperCase()}${w.slice(1)}`;
   },
@@ -574,11 +560,11 @@ When a Score card cannot be replaced the game ends after that round: most points
   figures(player, view) {
     const f = FALLS[player.falls];
     const out = [];
-    if (f) out.push(`${f.sym}${f.letter} ${player.falls} Falls`);
-    out.push(`★ ${player.points ?? 0} points`, `${player.score_cards ?? 0} Score card${player.score_cards === 1 ? "" : "s"}`);
-    out.push(`hand ${player.hand ?? 0} · deck ${player.deck ?? 0} · discard ${player.discard ?? 0}`);
-    if (player.first) out.push("① first player");
-    if (player.to_play && view.phase === "play") out.push(`${player.to_play} to play`);
+    if (f) out.push(`${f.sym}${f.letter} ${t("ff.fallsOf", { falls: t(`ff.falls.${f.key}`) })}`);
+    out.push(`★ ${t("sym.points", { n: player.points ?? 0 })}`, t("ff.scoreCardsN", { n: player.score_cards ?? 0 }));
+    out.push(t("ff.counts", { hand: player.hand ?? 0, deck: player.deck ?? 0, discard: player.discard ?? 0 }));
+    if (player.first) out.push(`① ${t("ff.firstPlayer")}`);
+    if (player.to_play && view.phase === "play") out.push(t("ff.toPlayN", { n: player.to_play }));
     return out;
   },
 
@@ -591,7 +577,7 @@ When a Score card cannot be replaced the game ends after that round: most points
   seatColour(view, seat) {
     const p = playerAt(view, seat);
     const f = p && FALLS[p.falls];
-    return f ? { name: p.falls, symbol: `${f.sym}${f.letter}`, word: "deck", css: f.css, ink: "#fff" } : null;
+    return f ? { name: p.falls, symbol: `${f.sym}${f.letter}`, word: t("ff.deck"), css: f.css, ink: "#fff" } : null;
   },
 
   render(raw, ctx) {
@@ -607,9 +593,9 @@ When a Score card cannot be replaced the game ends after that round: most points
 
     const n = pools(view).length;
     const info = [
-      h("span", { "data-testid": "ff-round" }, `Round ${view.round ?? "?"}`),
-      " · ", h("span", {}, `${view.score_deck ?? "?"} Score card${view.score_deck === 1 ? "" : "s"} left to replace won ones`),
-      view.reveal ? [" · ", h("span", {}, `reveal pass ${view.reveal.pass}, at Pool ${view.reveal.pool + 1}`)] : null,
+      h("span", { "data-testid": "ff-round" }, t("ff.round", { n: view.round ?? "?" })),
+      " · ", h("span", {}, t("ff.scoreDeck", { n: view.score_deck ?? "?" })),
+      view.reveal ? [" · ", h("span", {}, t("ff.revealPass", { pass: view.reveal.pass, n: view.reveal.pool + 1 }))] : null,
     ];
     return h("div", { class: "ff", "data-phase": view.phase, onkeydown: (e) => {
       if (e.key === "Escape" && (selection.card !== null || selection.discard.size)) {
@@ -618,7 +604,7 @@ When a Score card cannot be replaced the game ends after that round: most points
     } },
     h("p", { class: "ff-info" }, ...info),
     view.end_triggered && !view.result ? h("p", { class: "ff-warn", "data-testid": "end-triggered" },
-      "⚑ No Score card is left: the game ends when this round's reveal is over.") : null,
+      `⚑ ${t("ff.lastRound")}`) : null,
     h("p", { class: "ff-hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
     h("div", { class: "ff-pools", "data-testid": "pools" }, Array.from({ length: n }, (_, i) => poolRow(view, ctx, legal, i))),
     handPanel(view, ctx, legal),
