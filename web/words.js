@@ -121,14 +121,16 @@ const intl = new Map();
 function intlOf(lang) {
   if (!intl.has(lang)) {
     intl.set(lang, { plurals: new Intl.PluralRules(lang), ordinals: new Intl.PluralRules(lang, { type: "ordinal" }), lists: new Intl.ListFormat(lang, { type: "conjunction" }),
+      choices: new Intl.ListFormat(lang, { type: "disjunction" }),
       numbers: new Intl.NumberFormat(lang) });
   }
   return intl.get(lang);
 }
 
-/** Strings joined as the reader's language joins a list ("Ada, Bo and Cy"). */
-export function listText(items) {
-  return items.length < 2 ? items.join("") : intlOf(current).lists.format(items.map(String));
+/** Strings joined as the reader's language joins a list ("Ada, Bo and Cy"; with "or": "Ada, Bo or Cy"). */
+export function listText(items, kind = "and") {
+  if (items.length < 2) return items.join("");
+  return (kind === "or" ? intlOf(current).choices : intlOf(current).lists).format(items.map(String));
 }
 
 /** Items joined as the language joins a list ("A, B and C"), each item a string or a node. */

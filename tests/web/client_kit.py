@@ -155,17 +155,21 @@ def finished(page: Any) -> bool:
     return bool(page.locator("[data-testid=result]:visible").count())
 
 
-def wait_for_turn(page: Any, timeout: int = TURN_TIMEOUT_MS) -> bool:
-    """Wait until the board offers a legal choice or the game is over; True while the game goes on."""
+LEGAL = "[data-testid=board] [data-legal=true]"
+
+
+def wait_for_turn(page: Any, timeout: int = TURN_TIMEOUT_MS, legal: str = LEGAL) -> bool:
+    """Wait until the board offers a legal choice (`legal` selects them) or the game is over; True
+    while the game goes on."""
     page.wait_for_function(
-        """() => document.querySelector('[data-testid=board] [data-legal=true]')
+        f"""() => document.querySelector('{legal}')
                || !document.querySelector('[data-testid=result]').hidden""",
         timeout=timeout,
     )
     return not finished(page)
 
 
-def play_move(page: Any, rng: random.Random, clicks: int = 12) -> None:
+def play_move(page: Any, rng: random.Random, clicks: int = 12, legal: str = LEGAL) -> None:
     """One move of any game's table: click legal things until the view moves on.
 
     A move may take several clicks (a card, then where it goes): each click of something marked
@@ -173,10 +177,10 @@ def play_move(page: Any, rng: random.Random, clicks: int = 12) -> None:
     which redraws the legal things at once.
     """
     before = seq(page)
-    signature = ("() => [...document.querySelectorAll('[data-testid=board] [data-legal=true]')]"
+    signature = (f"() => [...document.querySelectorAll('{legal}')]"
                  ".map((e) => e.outerHTML).join()")
     for _ in range(clicks):
-        choices = page.locator("[data-testid=board] [data-legal=true]:visible")
+        choices = page.locator(f"{legal}:visible")
         if not choices.count():
             page.wait_for_timeout(100)
         else:

@@ -11,42 +11,40 @@
 // the measured round trip. Both are only read; nothing is sent through it.
 
 import { h, stylesheet } from "../ui.js";
-import { catalogueCard } from "../words.js";
+import { catalogueCard, known, listText, t } from "../words.js";
 
 // Stylesheet of this table only, next to this module.
 await stylesheet(new URL("./frenetic_village.css", import.meta.url).href, "frenetic_village");
 
 // Every race has a symbol and a word besides its colour.
+// Their words come from the language files, read when drawn (a language switch redraws).
+const race = (sym, key) => ({ sym, get word() { return t(`fv.race.${key}`); } });
 const RACES = {
-  humans: { sym: "♔", word: "Humans" },
-  elves: { sym: "❦", word: "Elves" },
-  dwarves: { sym: "⚒", word: "Dwarves" },
-  orcs: { sym: "⚔", word: "Orcs" },
-  goblins: { sym: "✹", word: "Goblins" },
+  humans: race("♔", "humans"),
+  elves: race("❦", "elves"),
+  dwarves: race("⚒", "dwarves"),
+  orcs: race("⚔", "orcs"),
+  goblins: race("✹", "goblins"),
 };
 const RACE_KEYS = Object.keys(RACES);
 const RUN = 5;
 const VALUES = [1, 2, 3, 4, 5]; // the deck's values (rules/frenetic_village/components.py)
 const TOP = VALUES[VALUES.length - 1];
 
+const kind = (sym, key) => ({ sym, get short() { return t(`fv.kind.${key}`); }, get effect() { return t(`fv.effect.${key}`); } });
 const KINDS = {
-  skulls: { sym: "☠", short: "Skulls", effect: "their whole hand goes under the draw pile and they draw 5 new cards" },
-  palla_paca_card: { sym: "⇄", short: "“Pallá pacá” card", effect: "you give them a card of your choice and take one of theirs at random" },
-  palla_paca_hand: { sym: "⇋", short: "“Pallá pacá” hand", effect: "you and they exchange your whole hands" },
-  two_cards: { sym: "⤓2", short: "Two cards to the deck", effect: "2 of their cards, at random, go back into the deck; they draw 2 again" },
-  three_cards: { sym: "⤓3", short: "Three cards to the deck", effect: "3 of their cards, at random, go back into the deck; they draw 3 again" },
-  one_card: { sym: "☝", short: "One card", effect: "you take one of their cards at random, they draw one, then you discard a card" },
-  wild: { sym: "★", short: "Wildcard", effect: "" },
+  skulls: kind("☠", "skulls"),
+  palla_paca_card: kind("⇄", "palla_paca_card"),
+  palla_paca_hand: kind("⇋", "palla_paca_hand"),
+  two_cards: kind("⤓2", "two_cards"),
+  three_cards: kind("⤓3", "three_cards"),
+  one_card: kind("☝", "one_card"),
+  wild: kind("★", "wild"),
 };
 
-const VARIANTS = {
-  single: () => "One battle",
-  five_wins: () => "First to win 5 battles",
-  lowest_total: (n) => `Lowest total of cards left in hand after ${n ?? "?"} battles`,
-  battle_points: (n) => `Most points from winning hands after ${n ?? "?"} battles`,
-};
-
-const REFUSALS = { false_start: "false start (faster than anyone can react)", late: "too late", not_eligible: "could not grab", duplicate: "tried twice" };
+/** The game's variant in words, with its number of battles. */
+const variantWords = (v, n) => (known(`fv.variant.${v}`) ? t(`fv.variant.${v}`, { n: n ?? "?" }) : String(v));
+const refusalWords = (why) => (known(`fv.refusal.${why}`) ? t(`fv.refusal.${why}`) : why);
 
 // --- state kept between renders (per room and seat) --------------------------------------------
 
@@ -96,7 +94,7 @@ function watchConnection() {
 }
 
 function rttText(rtt) {
-  return typeof rtt === "number" ? `${rtt} ms` : "not measured yet";
+  return typeof rtt === "number" ? `${rtt} ms` : t("fv.notMeasured");
 }
 
 function onEvent(conn, f) {
@@ -196,21 +194,20 @@ function isArmy(c) {
 }
 
 function cardWords(c) {
-  if (!c) return "no card";
+  if (!c) return t("fv.noCard");
   if (isArmy(c)) return `${raceOf(c.race).word} ${c.value}`;
   const k = KINDS[c.kind];
-  return k ? k.short : String(c.name || c.kind || "card");
+  return k ? k.short : String(c.name || c.kind || "?");
 }
 
 /** What a card does, for its title and for the hint when chosen. */
 function explain(c) {
   if (!c) return "";
-  if (isArmy(c)) return `Army card: ${raceOf(c.race).word}, value ${c.value}.`;
-  if (c.kind === "wild") return "Wildcard: stands for any race and any value in a combination. It is not an action card.";
+  if (isArmy(c)) return t("fv.explainArmy", { race: raceOf(c.race).word, value: c.value });
+  if (c.kind === "wild") return t("fv.explainWild");
   const k = KINDS[c.kind];
   if (!k) return String(c.name || c.kind || "");
-  return `Action card. Played onto another player's pile: ${k.effect}. Discarded onto your own pile it does nothing. `
-    + "It never counts in a combination.";
+  return t("fv.explainAction", { effect: k.effect });
 }
 
 function cardClass(c) {
@@ -221,7 +218,7 @@ function cardClass(c) {
 
 /** The face of one card: value, symbol and word for army cards; symbol and name for the others. */
 function face(c) {
-  if (!c) return [h("span", { class: "c-none" }, "empty")];
+  if (!c) return [h("span", { class: "c-none" }, t("fv.empty"))];
   if (isArmy(c)) {
     const r = raceOf(c.race);
     return [h("span", { class: "c-value" }, String(c.value)),
@@ -231,7 +228,7 @@ function face(c) {
   const k = KINDS[c.kind] || { sym: "?", short: String(c.name || c.kind) };
   return [h("span", { class: "c-sym", "aria-hidden": "true" }, k.sym),
     h("span", { class: "c-name" }, k.short),
-    h("span", { class: "c-kind" }, c.kind === "wild" ? "any race & value" : "action card")];
+    h("span", { class: "c-kind" }, c.kind === "wild" ? t("fv.anyRace") : t("fv.actionCard"))];
 }
 
 function cardAttrs(c) {
@@ -296,15 +293,14 @@ function matching(cards) {
 }
 
 function listWords(xs, last = "and") {
-  if (xs.length <= 1) return xs.join("");
-  return `${xs.slice(0, -1).join(", ")} ${last} ${xs[xs.length - 1]}`;
+  return listText(xs, last);
 }
 
 /** "missing A and B", or, when wildcards stand in for some, "1 more of A or B". */
 function missingText(items, need, tail = "") {
   if (!items.length || need <= 0) return "";
-  if (need >= items.length) return `missing ${listWords(items)}${tail}`;
-  return `${need} more of ${listWords(items, "or")}${tail}`;
+  if (need >= items.length) return `${t("fv.missing", { what: listWords(items) })}${tail}`;
+  return `${t("fv.moreOf", { n: need, what: listWords(items, "or") })}${tail}`;
 }
 
 /**
@@ -327,7 +323,7 @@ export function closest(hand, limit = 3) {
       if (!best || vals.size > best.have) {
         const missing = [];
         for (let v = s; v < s + RUN; v++) if (!vals.has(v)) missing.push(`${raceOf(race).word} ${v}`);
-        best = { type: "race_straight", have: vals.size, label: `Straight of ${raceOf(race).sym} ${raceOf(race).word} ${s}–${s + RUN - 1}`,
+        best = { type: "race_straight", have: vals.size, label: t("fv.straight", { sym: raceOf(race).sym, race: raceOf(race).word, from: s, to: s + RUN - 1 }),
           missing: (need) => missingText(missing, need) };
       }
     }
@@ -335,8 +331,8 @@ export function closest(hand, limit = 3) {
   }
   for (const v of VALUES) {
     const have = Math.min(RUN, army.filter((c) => c.value === v).length); // any races, copies too
-    add({ type: "five_of_a_value", have, label: `Five ${v}s`,
-      missing: (need) => (need > 0 ? `${need} more ${v}${need > 1 ? "s" : ""}, of any race` : "") });
+    add({ type: "five_of_a_value", have, label: t("fv.fiveOf", { v }),
+      missing: (need) => (need > 0 ? t("fv.moreValue", { n: need, v }) : "") });
   }
   let ladder = null;
   for (let s = VALUES[0]; s + RUN - 1 <= TOP; s++) {
@@ -347,8 +343,9 @@ export function closest(hand, limit = 3) {
       const needV = [];
       for (let v = s; v < s + RUN; v++) if (!vals.has(v)) needV.push(String(v));
       const needR = RACE_KEYS.filter((r) => !races.has(r)).map((r) => raceOf(r).word);
-      ladder = { type: "invincible_ladder", have: m.length, label: `Invincible ladder ${s}–${s + RUN - 1}`,
-        missing: (need) => missingText(needV.map((v) => `a ${v}`), need, `, of ${listWords(needR, need < needV.length ? "or" : "and")} (one race each)`) };
+      ladder = { type: "invincible_ladder", have: m.length, label: t("fv.ladder", { from: s, to: s + RUN - 1 }),
+        missing: (need) => missingText(needV.map((v) => t("fv.aValue", { v })), need,
+          t("fv.ofRaces", { races: listWords(needR, need < needV.length ? "or" : "and") })) };
     }
   }
   add(ladder);
@@ -365,11 +362,12 @@ function player(view, seat) {
 }
 
 function who(ctx, seat) {
-  return seat === ctx.seat ? "you" : ctx.name(seat);
+  return seat === ctx.seat ? t("sym.you") : ctx.name(seat);
 }
 
+/** "your pile", "Bo’s pile": the pile of a seat as the sentence needs it. */
 function whose(ctx, seat) {
-  return seat === ctx.seat ? "your" : `${ctx.name(seat)}’s`;
+  return seat === ctx.seat ? t("fv.yourPile") : t("fv.pileOf", { name: ctx.name(seat) });
 }
 
 function selectedCard(view) {
@@ -393,15 +391,15 @@ function renderPile(view, ctx, seat, legal) {
     const card = selectedCard(view);
     if (mine && legal.discard.has(selection.slot)) {
       action = legal.discard.get(selection.slot);
-      verb = `Discard ${cardWords(card)} here`;
+      verb = t("fv.discardHere", { card: cardWords(card) });
     } else if (!mine && legal.play.has(selection.slot) && legal.play.get(selection.slot).has(seat)) {
       const target = legal.play.get(selection.slot).get(seat);
       if (target instanceof Map) {
         action = "give";
-        verb = selection.target === seat ? "✔ target: now choose the card you give" : `Play ${cardWords(card)} on ${ctx.name(seat)}`;
+        verb = selection.target === seat ? `✔ ${t("fv.targetGive")}` : t("fv.playOn", { card: cardWords(card), name: ctx.name(seat) });
       } else {
         action = target;
-        verb = `Play ${cardWords(card)} on ${ctx.name(seat)}`;
+        verb = t("fv.playOn", { card: cardWords(card), name: ctx.name(seat) });
       }
     }
   }
@@ -412,39 +410,40 @@ function renderPile(view, ctx, seat, legal) {
       type: "button", class: `${cardClass(top)} grab-card`, "data-testid": "grab-card",
       "data-legal": offered.state === "open" ? "true" : null, "data-state": offered.state, "data-cid": offered.cid,
       disabled: offered.state !== "open",
-      "aria-label": `Grab ${cardWords(top)} from ${whose(ctx, seat)} pile (G or Space)`, ...cardAttrs(top),
+      "aria-label": t("fv.grabLabel", { card: cardWords(top), pile: whose(ctx, seat) }), ...cardAttrs(top),
       onpointerdown: (e) => { if (e.button === 0) grab(); },
       onclick: () => grab(),
     }, ...face(top), h("span", { class: "grab-word" },
-      offered.state === "open" ? "⚡ GRAB! (G / Space)" : offered.state === "sent" ? "☚ Sent…" : offered.state === "judged" ? "☚ In time: being judged" : "✕ Refused"));
+      offered.state === "open" ? `⚡ ${t("fv.grabNow")}` : offered.state === "sent" ? `☚ ${t("fv.sent")}`
+        : offered.state === "judged" ? `☚ ${t("fv.inTime")}` : `✕ ${t("fv.refused")}`));
   } else if (p.face_down) {
     topEl = h("span", { class: "fv-card back declared", "data-testid": "pile-top" },
-      h("span", { class: "c-sym" }, "▦"), h("span", { class: "c-name" }, "face down: declared!"));
+      h("span", { class: "c-sym" }, "▦"), h("span", { class: "c-name" }, t("fv.declared")));
   } else if (top) {
     topEl = h("span", { class: `${cardClass(top)}${open ? " contested" : ""}`, "data-testid": "pile-top", ...cardAttrs(top) },
-      ...face(top), open ? h("span", { class: "grab-word" }, "⚡ up for grabs") : null);
+      ...face(top), open ? h("span", { class: "grab-word" }, `⚡ ${t("fv.upForGrabs")}`) : null);
   } else {
-    topEl = h("span", { class: "fv-card empty", "data-testid": "pile-top" }, h("span", { class: "c-none" }, "empty pile"));
+    topEl = h("span", { class: "fv-card empty", "data-testid": "pile-top" }, h("span", { class: "c-none" }, t("fv.emptyPile")));
   }
 
   const active = Array.isArray(view.active) && view.active.includes(seat);
   const isTurn = view.turn === seat && !view.result;
   const head = h("span", { class: "pile-head" },
-    h("strong", {}, isTurn ? "▶ " : "", mine ? `You (${ctx.name(seat)})` : ctx.name(seat)),
-    h("span", { class: "muted" }, ` · ${p.hand ?? "?"} cards in hand · ${p.pile ?? 0} in pile`),
-    p.wins ? h("span", { class: "wins" }, ` · ♛ ${p.wins} won`) : null,
-    active && !isTurn ? h("span", { class: "await" }, " · to draw") : null);
+    h("strong", {}, isTurn ? "▶ " : "", mine ? t("fv.youName", { name: ctx.name(seat) }) : ctx.name(seat)),
+    h("span", { class: "muted" }, ` · ${t("fv.inHand", { n: p.hand ?? "?" })} · ${t("fv.inPile", { n: p.pile ?? 0 })}`),
+    p.wins ? h("span", { class: "wins" }, ` · ♛ ${t("fv.won", { n: p.wins })}`) : null,
+    active && !isTurn ? h("span", { class: "await" }, ` · ${t("fv.toDraw")}`) : null);
   const notes = [];
   if (open) {
     const elig = Array.isArray(open.eligible) ? open.eligible : [];
-    notes.push(h("span", { class: "note contest-note" }, `⚡ contested: ${elig.map((s) => who(ctx, s)).join(", ") || "nobody"} may grab`));
+    notes.push(h("span", { class: "note contest-note" }, `⚡ ${t("fv.contested", { who: listText(elig.map((s) => who(ctx, s))) || t("grab.nobody") })}`));
   }
-  if (queued) notes.push(h("span", { class: "note" }, "◷ contested next"));
+  if (queued) notes.push(h("span", { class: "note" }, `◷ ${t("fv.contestedNext")}`));
 
   const cls = `pile-box${mine ? " mine" : ""}${isTurn ? " turn" : ""}${open ? " contested" : ""}${action ? " target" : ""}`;
   const attrs = { key: seat, class: cls, "data-testid": "pile", "data-seat": seat };
   const body = [head, h("span", { class: "pile-row" }, topEl, h("span", { class: "pile-size", "aria-hidden": "true" }, `×${p.pile ?? 0}`)), ...notes];
-  if (!action || offered) return h("section", { ...attrs, "aria-label": `${mine ? "Your" : `${ctx.name(seat)}’s`} pile` }, ...body);
+  if (!action || offered) return h("section", { ...attrs, "aria-label": mine ? t("fv.yourPileTitle") : t("fv.pileOf", { name: ctx.name(seat) }) }, ...body);
   // The whole pile is the target button (never while a grab is offered on it).
   return h("button", {
     ...attrs, type: "button", "data-legal": "true", "data-action": action === "give" ? "play" : action.type,
@@ -468,12 +467,12 @@ function send(ctx, action) {
 function renderDrawPile(view, ctx, legal) {
   const n = typeof view.draw_pile === "number" ? view.draw_pile : 0;
   const refill = view.phase === "refill";
-  const inner = [back(`${n} cards`), h("span", { class: "draw-label" }, "Draw pile")];
+  const inner = [back(t("sym.cards", { n })), h("span", { class: "draw-label" }, t("fv.drawPile"))];
   if (!legal.draw || view.result) {
-    return h("div", { class: "draw-box", "data-testid": "draw-pile", "aria-label": `Draw pile: ${n} cards` }, ...inner);
+    return h("div", { class: "draw-box", "data-testid": "draw-pile", "aria-label": `${t("fv.drawPile")}: ${t("sym.cards", { n })}` }, ...inner);
   }
   const hand = Array.isArray(view.hand) ? view.hand.length : 0;
-  const label = refill ? `Draw back up to 5 (${Math.max(0, 5 - hand)} card${5 - hand === 1 ? "" : "s"})` : "Draw a card";
+  const label = refill ? t("fv.drawBack", { n: Math.max(0, 5 - hand) }) : t("fv.drawACard");
   return h("button", { type: "button", class: "draw-box legal", "data-testid": "draw-pile", "data-legal": "true",
     onclick: () => send(ctx, legal.draw) }, ...inner, h("span", { class: "target-word" }, `⤒ ${label}`));
 }
@@ -484,8 +483,8 @@ function renderHand(view, ctx, legal) {
     ? legal.play.get(selection.slot)?.get(selection.target) : null;
   const cards = hand.map((c, i) => {
     const tags = [];
-    if (view.grabbed_slot === i) tags.push(h("span", { class: "c-tag" }, "☚ just grabbed"));
-    if (legal.declare.has(i)) tags.push(h("span", { class: "c-tag win" }, "★ face down to win"));
+    if (view.grabbed_slot === i) tags.push(h("span", { class: "c-tag" }, `☚ ${t("fv.justGrabbed")}`));
+    if (legal.declare.has(i)) tags.push(h("span", { class: "c-tag win" }, `★ ${t("fv.faceDownToWin")}`));
     const base = { key: i, class: `${cardClass(c)}${selection.slot === i ? " selected" : ""}`, "data-testid": "hand-card", "data-slot": i, ...cardAttrs(c) };
     let onclick = null;
     let role = "";
@@ -504,64 +503,62 @@ function renderHand(view, ctx, legal) {
         ctx.rerender();
       };
     }
-    if (!onclick) return h("span", { ...base, "aria-label": `${cardWords(c)}${view.grabbed_slot === i ? " (just grabbed: put another card away)" : ""}` }, ...face(c), ...tags);
-    const words = { give: `give ${cardWords(c)} to ${ctx.name(selection.target)}`, cancel: "chosen; choose it again to cancel", choose: "choose it to put it away" }[role];
+    if (!onclick) return h("span", { ...base, "aria-label": `${cardWords(c)}${view.grabbed_slot === i ? ` ${t("fv.justGrabbedLabel")}` : ""}` }, ...face(c), ...tags);
+    const words = role === "give" ? t("fv.giveTo", { card: cardWords(c), name: ctx.name(selection.target) })
+      : role === "cancel" ? t("fv.chosenCancel") : t("fv.chooseAway");
     return h("button", {
       ...base, type: "button", class: `${base.class} legal${role === "give" ? " give" : ""}`, "data-legal": "true", "data-role": role,
       "aria-pressed": selection.slot === i ? "true" : "false",
       "aria-label": `${cardWords(c)}: ${words}`, onclick,
-    }, ...face(c), ...tags, role === "give" ? h("span", { class: "c-tag" }, "⇄ give this") : selection.slot === i ? h("span", { class: "c-tag" }, "✔ chosen") : null);
+    }, ...face(c), ...tags, role === "give" ? h("span", { class: "c-tag" }, `⇄ ${t("fv.giveThis")}`) : selection.slot === i ? h("span", { class: "c-tag" }, `✔ ${t("fv.chosen")}`) : null);
   });
   const declares = [...legal.declare.entries()].map(([slot, a]) => h("button", {
     key: slot, type: "button", class: "primary declare", "data-testid": "declare", "data-slot": slot, "data-legal": "true",
     onclick: () => send(ctx, a),
-  }, `★ Declare: put the drawn ${cardWords(hand[slot])} face down, the other five win`));
+  }, `★ ${t("fv.declare", { card: cardWords(hand[slot]) })}`));
   const combos = closest(hand);
-  return h("section", { class: "hand-box", "data-testid": "my-hand", "aria-label": "Your hand" },
-    h("h3", {}, `Your hand`, h("span", { class: "muted" }, ` ${hand.length} cards`)),
+  return h("section", { class: "hand-box", "data-testid": "my-hand", "aria-label": t("ff.yourHand") },
+    h("h3", {}, t("ff.yourHand"), h("span", { class: "muted" }, ` ${t("sym.cards", { n: hand.length })}`)),
     h("div", { class: "hand" }, ...cards),
     declares.length ? h("div", { class: "declares" }, ...declares) : null,
     combos.length ? h("div", { class: "combos", "data-testid": "combos" },
-      h("strong", {}, "Closest combinations: "),
-      h("ul", {}, ...combos.map((t) => h("li", { key: t.label, "data-type": t.type, "data-count": t.count },
-        h("span", { class: "combo-label" }, t.label), ": ",
-        h("strong", {}, t.count >= RUN ? "complete!" : `${t.count} of ${RUN}`),
-        t.wilds ? h("span", { class: "muted" }, ` (${t.wilds} wildcard${t.wilds > 1 ? "s" : ""})`) : null,
-        t.count < RUN ? h("span", { class: "muted" }, ` — ${t.missing(RUN - t.count)}`) : null)))) : null);
+      h("strong", {}, `${t("fv.closest")} `),
+      h("ul", {}, ...combos.map((c) => h("li", { key: c.label, "data-type": c.type, "data-count": c.count },
+        h("span", { class: "combo-label" }, c.label), t("fv.colon"),
+        h("strong", {}, c.count >= RUN ? t("fv.complete") : t("fv.countOf", { n: c.count, of: RUN })),
+        c.wilds ? h("span", { class: "muted" }, ` (${t("fv.wildcards", { n: c.wilds })})`) : null,
+        c.count < RUN ? h("span", { class: "muted" }, ` — ${c.missing(RUN - c.count)}`) : null)))) : null);
 }
 
 function hint(view, ctx, legal) {
-  if (view.result) return "The game is over: the winning hand is shown below.";
-  if (grabOpen(ctx)) return `⚡ Grab it! Click ${cardWords(contest.card)} on ${whose(ctx, contest.pile)} pile, or press G or Space. Fastest hand wins.`;
+  if (view.result) return t("fv.hint.over");
+  if (grabOpen(ctx)) return `⚡ ${t("fv.hint.grab", { card: cardWords(contest.card), pile: whose(ctx, contest.pile) })}`;
   const c = view.contest;
   if (c) {
-    if (ctx.isSpectator) return `${cardWords(c.card)} just landed on ${whose(ctx, c.pile)} pile: the fastest hand may grab it.`;
-    if (c.placer === ctx.seat) return `You put ${cardWords(c.card)} down: the others may grab it now.`;
-    if (contest && contest.cid && contest.state !== "open") return "Your grab is in: waiting for the judgement…";
-    return `${cardWords(c.card)} is up for grabs on ${whose(ctx, c.pile)} pile.`;
+    if (ctx.isSpectator) return t("fv.hint.landed", { card: cardWords(c.card), pile: whose(ctx, c.pile) });
+    if (c.placer === ctx.seat) return t("fv.hint.youPut", { card: cardWords(c.card) });
+    if (contest && contest.cid && contest.state !== "open") return t("fv.hint.grabIn");
+    return t("fv.hint.upForGrabs", { card: cardWords(c.card), pile: whose(ctx, c.pile) });
   }
-  if (ctx.isSpectator) return "You are watching: every pile’s top card is shown; the hands stay hidden.";
+  if (ctx.isSpectator) return t("fv.hint.watching");
   const active = Array.isArray(view.active) ? view.active : [];
   if (!active.includes(ctx.seat)) {
-    const names = active.map((s) => ctx.name(s)).join(", ");
-    return view.phase === "refill" ? `Waiting for ${names} to draw back up to 5 cards.` : `Waiting for ${names || "the others"}.`;
+    const names = listText(active.map((s) => ctx.name(s)));
+    return view.phase === "refill" ? t("fv.hint.waitingRefill", { names }) : t("frame.waitingFor", { others: names || t("sym.theOthers") });
   }
-  if (legal.draw) {
-    return view.phase === "refill" ? "Your hand was struck: draw back up to 5 cards (the highlighted draw pile)."
-      : "Your turn: draw a card (the highlighted draw pile).";
-  }
-  const win = legal.declare.size ? " You hold a winning hand: declare it!" : "";
+  if (legal.draw) return view.phase === "refill" ? t("fv.hint.struck") : t("fv.hint.draw");
+  const win = legal.declare.size ? ` ${t("fv.hint.win")}` : "";
   const card = selectedCard(view);
-  if (card && selection.target !== null) return `Now choose the card you give to ${ctx.name(selection.target)} (highlighted in your hand).`;
+  if (card && selection.target !== null) return t("fv.hint.give", { name: ctx.name(selection.target) });
   if (card) {
     const k = KINDS[card.kind];
     const plays = legal.play.has(selection.slot);
-    if (plays && k) return `${k.short} chosen: play it on a highlighted pile (${k.effect}), or discard it onto your own pile, where it does nothing.${win}`;
-    return `${cardWords(card)} chosen: discard it onto your own pile (highlighted), or choose another card.${win}`;
+    if (plays && k) return `${t("fv.hint.actionChosen", { card: k.short, effect: k.effect })}${win}`;
+    return `${t("fv.hint.cardChosen", { card: cardWords(card) })}${win}`;
   }
-  if (Number.isInteger(view.grabbed_slot)) return `You grabbed ${cardWords(view.hand[view.grabbed_slot])}: now put another card away.${win}`;
-  if (view.phase === "discard") return `“One card”: now discard a card onto your own pile (no action cards now).${win}`;
-  return `Choose a card of your hand to put away: onto your own pile, or an action card onto another player’s pile.${win}`;
+  if (Number.isInteger(view.grabbed_slot)) return `${t("fv.hint.grabbed", { card: cardWords(view.hand[view.grabbed_slot]) })}${win}`;
+  if (view.phase === "discard") return `${t("fv.hint.oneCard")}${win}`;
+  return `${t("fv.hint.putAway")}${win}`;
 }
 
 /**
@@ -572,7 +569,7 @@ function leadWords(res, ctx) {
   const w = res.winner;
   if (res.tied.length > 1 && res.tied.includes(w)) {
     const others = res.tied.filter((s) => s !== w).map((s) => who(ctx, s));
-    return `, in a tie with ${listWords(others)} (within 20 ms), decided by a draw fixed before the grab.`;
+    return t("fv.tie", { others: listWords(others) });
   }
   const mine = res.judged[w];
   const rivals = Object.keys(res.judged).map(Number)
@@ -580,7 +577,7 @@ function leadWords(res, ctx) {
     .sort((a, b) => res.judged[a] - res.judged[b]);
   if (typeof mine !== "number" || !rivals.length) return ".";
   const lead = Math.max(0, Math.round(res.judged[rivals[0]] - mine));
-  return `, ${lead} ms ahead of ${who(ctx, rivals[0])}.`;
+  return t("fv.ahead", { ms: lead, name: who(ctx, rivals[0]) });
 }
 
 function renderContestBox(view, ctx) {
@@ -590,11 +587,11 @@ function renderContestBox(view, ctx) {
   if (res) {
     const seats = [...new Set([...Object.keys(res.judged), ...Object.keys(res.refused)])].map(Number)
       .sort((a, b) => (res.judged[a] ?? 1e9) - (res.judged[b] ?? 1e9));
-    const winner = res.winner === null ? "nobody" : who(ctx, res.winner);
+    const card = res.card ? cardWords(res.card) : t("fv.theCard");
+    const from = res.pile !== null && res.pile !== undefined ? whose(ctx, res.pile) : null;
     parts.push(h("p", { class: "result-line", "data-testid": "result-line" },
-      h("strong", {}, res.winner === null ? "⚡ Nobody grabbed " : `⚡ ${winner === "you" ? "You" : winner} grabbed `),
-      res.card ? cardWords(res.card) : "the card",
-      res.pile !== null && res.pile !== undefined ? ` from ${whose(ctx, res.pile)} pile` : "",
+      h("strong", {}, `⚡ ${res.winner === null ? t("fv.nobodyGrabbed") : res.winner === ctx.seat ? t("fv.youGrabbed") : t("fv.grabbed", { name: who(ctx, res.winner) })} `),
+      from === null ? card : t("fv.cardFrom", { card, pile: from }),
       res.winner === null ? "." : leadWords(res, ctx)));
     if (seats.length) {
       parts.push(h("ul", { class: "judged", "data-testid": "judged" }, ...seats.map((s) => {
@@ -603,35 +600,33 @@ function renderContestBox(view, ctx) {
         const stat = res.stats[String(s)];
         return h("li", { key: s, class: s === res.winner ? "winner" : "", "data-seat": s },
           s === res.winner ? "♛ " : "· ", `${who(ctx, s)}: `,
-          typeof ms === "number" ? h("strong", {}, `${Math.round(ms)} ms`) : "no time",
-          why ? ` ✕ ${REFUSALS[why] || why}` : "",
-          stat && stat.flagged ? " ⚑ judged without network allowance (too fast too often)" : "",
-          res.bounded.includes(s) ? h("span", { class: "bounded", "data-testid": "bounded", title:
-            "This seat claimed a longer network delay than its connection showed; it was allowed only what was measured." },
-          " ⏱ network delay held to what was measured") : "");
+          typeof ms === "number" ? h("strong", {}, `${Math.round(ms)} ms`) : t("fv.noTime"),
+          why ? ` ✕ ${refusalWords(why)}` : "",
+          stat && stat.flagged ? ` ⚑ ${t("fv.flagged")}` : "",
+          res.bounded.includes(s) ? h("span", { class: "bounded", "data-testid": "bounded", title: t("fv.boundedTitle") },
+            ` ⏱ ${t("fv.bounded")}`) : "");
       })));
     } else if (!res.late) {
-      parts.push(h("p", { class: "muted" }, "Nobody tried."));
+      parts.push(h("p", { class: "muted" }, t("fv.nobodyTried")));
     }
     if (res.late) {
       parts.push(h("p", { class: "muted", "data-testid": "late-grab" }, typeof res.lateBy === "number"
-        ? `Your grab reached the hub ${res.lateBy} ms after the window had closed.`
-        : "Your grab reached the hub after the window had closed."));
+        ? t("fv.lateBy", { ms: res.lateBy }) : t("fv.late")));
     }
     // The draw's proof (its secret fixed before the grab) is the table's to check, not the players' to
     // read: said only when it fails, which would mean the draw was not the one announced.
     if (res.check === false) {
       parts.push(h("p", { class: "warn small", "data-testid": "lottery" },
-        "⚠ The draw that broke the tie does NOT match the one announced before the grab."));
+        `⚠ ${t("fv.drawMismatch")}`));
     }
   }
   if (!ctx.isSpectator) {
-    parts.push(h("p", { class: "muted small" }, "Judged time = your reaction on the hub’s clock, with your network delay taken out. Your round trip: ",
+    parts.push(h("p", { class: "muted small" }, `${t("fv.judgedTime")} `,
       h("span", { "data-testid": "rtt-mine" }, rttText(conn ? conn.rtt : null)), "."));
   }
   if (!parts.length) return null;
   return h("section", { class: "contest-box", "data-testid": "contest-result", "data-winner": res && res.winner !== null ? res.winner : "",
-    "data-cid": res ? res.cid : "", "aria-live": "polite" }, h("h3", {}, res ? "Last grab" : "Grabs"), ...parts);
+    "data-cid": res ? res.cid : "", "aria-live": "polite" }, h("h3", {}, res ? t("fv.lastGrab") : t("fv.grabs")), ...parts);
 }
 
 function renderLastBattle(view, ctx) {
@@ -640,57 +635,55 @@ function renderLastBattle(view, ctx) {
   const hands = Array.isArray(b.hands) ? b.hands : [];
   const added = Array.isArray(b.added) ? b.added : [];
   return h("section", { class: "battle-box", "data-testid": "last-battle" },
-    h("h3", {}, `Battle ${b.battle}: ♛ ${who(ctx, b.winner) === "you" ? "You" : who(ctx, b.winner)} won with ${b.combination_name || b.combination}`),
+    h("h3", {}, t("fv.battleWon", { n: b.battle, name: b.winner === ctx.seat ? t("fv.you") : who(ctx, b.winner),
+      combination: known(`fv.combo.${b.combination}`) ? t(`fv.combo.${b.combination}`) : b.combination_name || b.combination })),
     h("div", { class: "hand small-cards", "data-testid": "winning-hand" },
       ...(Array.isArray(b.hand) ? b.hand : []).map((c) => h("span", { class: cardClass(c), ...cardAttrs(c) }, ...face(c)))),
     ...hands.map((cards, s) => (s === b.winner || !Array.isArray(cards) ? null : h("div", { key: s, class: "other-hand" },
-      h("p", {}, `${ctx.name(s)}${s === ctx.seat ? " (you)" : ""} held`, added[s] ? ` (+${added[s]} points)` : "", ":"),
+      h("p", {}, t("fv.held", { name: `${ctx.name(s)}${s === ctx.seat ? ` ${t("frame.youMark")}` : ""}` }),
+        added[s] ? ` (+${t("sym.points", { n: added[s] })})` : "", t("fv.colon")),
       h("div", { class: "hand small-cards" }, ...cards.map((c) => h("span", { class: cardClass(c), ...cardAttrs(c) }, ...face(c))))))),
-    view.variant !== "single" && added[b.winner] ? h("p", { class: "muted" }, `${ctx.name(b.winner)} adds ${added[b.winner]}.`) : null);
+    view.variant !== "single" && added[b.winner] ? h("p", { class: "muted" }, t("fv.adds", { name: ctx.name(b.winner), n: added[b.winner] })) : null);
 }
 
 function renderLegend() {
-  return h("details", { class: "legend" }, h("summary", {}, "The cards"),
-    h("p", {}, "Army cards: values 1 to 5 in 5 races; 4 Humans and 3 Elves of each value, 1 of each for the other races. ",
+  return h("details", { class: "legend" }, h("summary", {}, t("fv.theCards")),
+    h("p", {}, `${t("fv.legendArmy")} `,
       ...RACE_KEYS.map((r) => h("span", { class: `chip race-${r}` }, `${RACES[r].sym} ${RACES[r].word}`))),
     h("ul", {}, ...Object.entries(KINDS).map(([k, v]) => h("li", {},
       h("span", { class: `chip kind-${k}` }, `${v.sym} ${v.short}`), " ",
-      k === "wild" ? "stands for any race and any value; not an action card." : `onto another player’s pile: ${v.effect}.`))),
-    h("p", { class: "muted" }, "Win a battle with 5 consecutive values of one race, 5 of one value, or 5 consecutive values "
-      + "each of a different race (the invincible ladder)."));
+      k === "wild" ? t("fv.legendWild") : t("fv.legendAction", { effect: v.effect })))),
+    h("p", { class: "muted" }, t("fv.legendWin")));
 }
 
 export default {
   id: "frenetic_village",
   title: "Frenetic Village",
-  summary: `Everyone holds 5 cards and has a face-up discard pile of their own. On your turn draw a card, then put one away: discard it onto your own pile, or play an action card onto another player's pile, where it strikes them (Skulls, "Pallá pacá", cards back to the deck...).
-
-The instant the player whose turn it is discards a card onto their own pile, every other player may grab it: the fastest hand wins it (press G or Space, or click the card), must discard another card onto their own pile, and play goes on from them. An action card played onto someone else's pile cannot be grabbed. The hub judges reaction times with each player's network delay taken out.
-
-Win a battle by holding 5 consecutive values of one race, 5 cards of one value, or 5 consecutive values each of a different race (the invincible ladder): begin your turn holding it, draw a card and put the drawn card face down to declare it. Wildcards stand for any card.`,
+  get summary() { return t("summary.frenetic_village"); },
 
   phaseText(raw, ctx) {
     const view = withFaces(raw);
-    const name = (s) => (s === ctx.seat ? "You" : ctx.name(s));
-    const turn = name(view.turn);
+    const name = (s) => (s === ctx.seat ? t("fv.you") : ctx.name(s));
+    // "you" and a name take different verbs: a key for each
+    const by = (key) => (view.turn === ctx.seat ? t(`${key}.you`) : t(key, { who: ctx.name(view.turn) }));
     const c = view.contest;
     switch (view.phase) {
-      case "draw": return `${turn} ${turn === "You" ? "draw" : "draws"} a card`;
-      case "play": return `${turn} ${turn === "You" ? "put" : "puts"} a card away: discard, play an action card, or declare`;
-      case "grab": return c ? `Grab! ${cardWords(c.card)} on ${c.pile === ctx.seat ? "your" : `${ctx.name(c.pile)}’s`} pile goes to the fastest hand` : "Grab contest";
+      case "draw": return by("fv.phase.draw");
+      case "play": return by("fv.phase.play");
+      case "grab": return c ? t("fv.phase.grab", { card: cardWords(c.card), pile: whose(ctx, c.pile) }) : t("fv.phase.contest");
       case "discard": return Number.isInteger(view.grabbed_slot) || view.turn !== ctx.seat
-        ? `${turn} ${turn === "You" ? "discard" : "discards"} another card` : "You discard a card after “One card”";
-      case "refill": return `Struck hands draw back up to 5: ${(view.active || []).map(name).join(", ")}`;
-      case "over": return "The game is over";
+        ? by("fv.phase.discard") : t("fv.phase.oneCard");
+      case "refill": return t("fv.phase.refill", { names: listText((view.active || []).map(name)) });
+      case "over": return t("fv.phase.over");
       default: return String(view.phase || "").replace(/_/g, " ");
     }
   },
 
   figures(p, view) {
-    const out = [`${p.hand} in hand`, `pile ${p.pile}`];
-    if (p.face_down) out.push("▦ declared");
-    out.push(`♛ ${p.wins} battle${p.wins === 1 ? "" : "s"} won`);
-    if (view.variant === "lowest_total" || view.variant === "battle_points") out.push(`${p.score} points`);
+    const out = [t("fv.inHand", { n: p.hand }), t("fv.pileN", { n: p.pile })];
+    if (p.face_down) out.push(`▦ ${t("fv.declaredShort")}`);
+    out.push(`♛ ${t("fv.battlesWon", { n: p.wins })}`);
+    if (view.variant === "lowest_total" || view.variant === "battle_points") out.push(t("sym.points", { n: p.score }));
     return out;
   },
 
@@ -731,13 +724,13 @@ Win a battle by holding 5 consecutive values of one race, 5 cards of one value, 
     // Your own pile first, then the others in play order from you.
     const start = ctx.isSpectator ? 0 : Math.max(0, seats.indexOf(ctx.seat));
     const order = seats.slice(start).concat(seats.slice(0, start));
-    const variant = (VARIANTS[view.variant] || (() => String(view.variant)))(view.battles);
+    const variant = variantWords(view.variant, view.battles);
 
     return h("div", { class: "frenetic-village", "data-phase": view.phase, onkeydown: (e) => {
       if (e.key === "Escape" && selection.slot !== null) { selection = { key, slot: null, target: null }; ctx.rerender(); }
     } },
     h("p", { class: "fv-info" },
-      h("span", { "data-testid": "battle" }, `Battle ${view.battle}${view.battles ? ` of ${view.battles}` : ""}`), " · ",
+      h("span", { "data-testid": "battle" }, view.battles ? t("fv.battleOf", { n: view.battle, of: view.battles }) : t("fv.battle", { n: view.battle })), " · ",
       h("span", {}, variant)),
     h("p", { class: "hint", "data-testid": "hint", role: "status" }, hint(view, ctx, legal)),
     h("div", { class: "table-top" },
