@@ -23,6 +23,7 @@
 
 import { h, stylesheet, toast, announce } from "../ui.js";
 import { playerTag } from "../frame.js";
+import { known, listText, t } from "../words.js";
 
 // The table's own styles live beside it, loaded once with the module.
 await stylesheet(new URL("./waterfall_park.css", import.meta.url).href, "waterfall_park");
@@ -34,12 +35,14 @@ const CODES = {
   "Ghost Train": "Gh", Carousel: "Ca", "Bowling Alley": "Bo",
   Theater: "Th", Circus: "Ci", Pool: "Po",
 };
-const PHASES = {
-  preparation: "Preparation",
-  exchange: "Exchange",
-  construction: "Construction",
-  over: "Game over",
-};
+/** A word of the game by its key, else the id itself (a name the client has no words for). */
+const said = (key, id) => (known(key) ? t(key) : String(id ?? "?"));
+const phaseName = (phase) => said(`wp.phaseName.${phase}`, phase);
+/** An attraction by its name in the reader's language (the engine names kinds in English). */
+const tileName = (name) => said(`wp.tile.${name}`, name);
+const colourName = (c) => said(`colour.${String(c ?? "").toLowerCase()}`, c);
+const symbolName = (s) => said(`symbol.${s}`, s);
+const youOr = (ctx, seat) => (seat === ctx.seat ? t("sym.you") : ctx.name(seat));
 
 // Local choices that are not yet actions: the two cards picked for the discard, the tile kind
 // picked for building, and the offer being composed. Kept per room, seat, round and phase, so a
@@ -92,7 +95,7 @@ function counterOffer(view, ctx, o) {
   ctx.rerender();
   const dock = document.querySelector("[data-testid=wp-draft]");
   if (dock) dock.scrollIntoView({ block: "nearest" });
-  announce(`The composer holds offer #${o.id}: change it and send it back.`);
+  announce(t("wp.composerHolds", { id: o.id }));
 }
 
 function code(name) {
@@ -110,32 +113,32 @@ function playerAt(view, seat) {
 /** "♥ Pink" — a colour always comes with its symbol and its word. */
 function badge(view, seat) {
   const p = playerAt(view, seat);
-  if (!p) return `Seat ${seat}`;
-  return `${p.glyph || ""} ${p.colour || `Seat ${seat}`}`.trim();
+  if (!p) return t("seat.name", { seat });
+  return `${p.glyph || ""} ${p.colour ? colourName(p.colour) : t("seat.name", { seat })}`.trim();
 }
 
 /** "♥ Pink (you)" or "★ Yellow (Ann)": colour, symbol and who plays it. */
 function who(view, ctx, seat) {
-  const name = seat === ctx.seat ? "you" : ctx.name(seat);
-  return `${badge(view, seat)} (${name})`;
+  return `${badge(view, seat)} (${youOr(ctx, seat)})`;
 }
 
 /** "Pink (you)": for a swatch, which shows the symbol itself. */
 function named(view, ctx, seat) {
   const p = playerAt(view, seat);
-  return `${p ? p.colour : `Seat ${seat}`} (${seat === ctx.seat ? "you" : ctx.name(seat)})`;
+  return `${p ? colourName(p.colour) : t("seat.name", { seat })} (${youOr(ctx, seat)})`;
 }
 
 function swatch(view, seat, text) {
   const p = playerAt(view, seat);
   return h("span", { class: `wp-swatch ${colourClass(p)}`, "data-seat": seat },
-    h("span", { class: "wp-sym", "aria-hidden": "true" }, p ? p.glyph : "?"), " ", text ?? (playerAt(view, seat) || {}).colour ?? `Seat ${seat}`);
+    h("span", { class: "wp-sym", "aria-hidden": "true" }, p ? p.glyph : "?"), " ", text ?? (p ? colourName(p.colour) : t("seat.name", { seat })));
 }
 
 /** A seat's colour as a badge: its symbol on its tint, the colour's name for screen readers. */
 function colourBadge(view, seat) {
   const p = playerAt(view, seat);
-  const word = p ? `${p.colour}${p.symbol ? ` ${p.symbol}` : ""}` : `Seat ${seat}`;
+  const word = p ? (p.symbol ? t("seat.markLabel", { colour: colourName(p.colour), symbol: symbolName(p.symbol) }) : colourName(p.colour))
+    : t("seat.name", { seat });
   return h("span", { class: `wp-badge ${colourClass(p)}`, role: "img", "aria-label": word, title: word }, p ? p.glyph : "?");
 }
 
@@ -152,7 +155,7 @@ function sizeOf(view, name) {
 
 function tileWords(view, name) {
   const size = sizeOf(view, name);
-  return size ? `${name} (complete at ${size})` : String(name);
+  return size ? t("wp.tileWords", { name: tileName(name), size }) : tileName(name);
 }
 
 function tileCount(tiles) {
@@ -299,19 +302,17 @@ function draftTransfers(view) {
 /** Why the composed offer cannot be sent yet, in words, or null. */
 function draftProblem(view, me, transfers) {
   const d = draft();
-  if (!d.partners.length) return "Choose who you trade with, or click a location or tile of another player.";
-  if (d.locations.some((it) => it.to === null) || d.tiles.some((it) => it.to === null)) {
-    return "Choose who receives each item.";
-  }
-  if (!transfers.length) return "Add what each side gives: locations on the board, tiles, coins.";
+  if (!d.partners.length) return t("wp.problem.partners");
+  if (d.locations.some((it) => it.to === null) || d.tiles.some((it) => it.to === null)) return t("wp.problem.receiver");
+  if (!transfers.length) return t("wp.problem.empty");
   const parties = new Set(transfers.flatMap((t) => [t.from, t.to]));
-  if (!parties.has(me)) return "You must give or receive something in your own offer.";
+  if (!parties.has(me)) return t("wp.problem.notMine");
   const mine = playerAt(view, me);
   const paying = transfers.filter((t) => t.from === me).reduce((a, t) => a + t.coins, 0);
-  if (mine && typeof mine.coins === "number" && paying > mine.coins) return `You hold only ${mine.coins} coins.`;
+  if (mine && typeof mine.coins === "number" && paying > mine.coins) return t("wp.problem.coins", { n: mine.coins });
   const open = Object.values(view.offers || {}).filter((o) => o && o.author === me).length;
   if (typeof view.max_offers === "number" && open >= view.max_offers) {
-    return `You already have ${open} open offers (at most ${view.max_offers}): withdraw one first.`;
+    return t("wp.problem.tooMany", { n: open, max: view.max_offers });
   }
   return null;
 }
@@ -319,56 +320,55 @@ function draftProblem(view, me, transfers) {
 // ---- words --------------------------------------------------------------------------------------
 
 /** What one transfer moves, item by item: "locations 3, 7", "2× Pool [Po]", "4 coins". */
-function transferItems(t, codes = true) {
+function transferItems(tr, codes = true) {
   const items = [];
-  if (t.locations && t.locations.length) items.push(`location${t.locations.length > 1 ? "s" : ""} ${t.locations.join(", ")}`);
-  for (const [name, n] of Object.entries(t.tiles || {})) if (n > 0) items.push(codes ? `${n}× ${name} [${code(name)}]` : `${n}× ${name}`);
-  if (t.coins) items.push(`${t.coins} coin${t.coins > 1 ? "s" : ""}`);
+  if (tr.locations && tr.locations.length) items.push(t("wp.locationsN", { n: tr.locations.length, list: tr.locations.join(", ") }));
+  for (const [name, n] of Object.entries(tr.tiles || {})) {
+    if (n > 0) items.push(codes ? `${n}× ${tileName(name)} [${code(name)}]` : `${n}× ${tileName(name)}`);
+  }
+  if (tr.coins) items.push(t("wp.coinsN", { n: tr.coins }));
   return items;
 }
 
-function transferWords(view, ctx, t, key) {
-  return h("li", { key, class: "wp-transfer" }, person(view, ctx, t.from), " gives ",
-    person(view, ctx, t.to), ": ", transferItems(t).join(" · ") || "nothing");
+function transferWords(view, ctx, tr, key) {
+  return h("li", { key, class: "wp-transfer" }, person(view, ctx, tr.from), ` ${t("wp.gives")} `,
+    person(view, ctx, tr.to), t("fv.colon"), transferItems(tr).join(" · ") || t("wp.nothing"));
 }
 
 /** "you gave location 12 and 2 coins to Bob; you got 1× Pool from Bob": one deal, for one party. */
 function tradeWords(o, ctx) {
   const me = ctx.seat;
-  const items = (t) => transferItems(t, false).join(" and ");
+  const items = (tr) => listText(transferItems(tr, false));
   const parts = [];
-  for (const t of o.transfers || []) {
-    if (t.from === me) parts.push(`you gave ${items(t)} to ${ctx.name(t.to)}`);
-    else if (t.to === me) parts.push(`you got ${items(t)} from ${ctx.name(t.from)}`);
+  for (const tr of o.transfers || []) {
+    if (tr.from === me) parts.push(t("wp.youGave", { items: items(tr), name: ctx.name(tr.to) }));
+    else if (tr.to === me) parts.push(t("wp.youGot", { items: items(tr), name: ctx.name(tr.from) }));
   }
-  return parts.join("; ") || "nothing changed hands for you";
+  return parts.join("; ") || t("wp.nothingForYou");
 }
 
 function hint(view, ctx, legal) {
-  if (view.result) return "The game is over: the final coins are above.";
-  if (ctx.isSpectator) return "You are watching: the board, the tiles, the offers and the announced incomes are public; coins stay secret until the end.";
+  if (view.result) return t("wp.hint.over");
+  if (ctx.isSpectator) return t("wp.hint.watching");
   const me = ctx.seat;
   const waiting = (view.active || []).filter((s) => s !== me).map((s) => ctx.name(s));
-  const others = waiting.length ? `Waiting for ${waiting.join(", ")}.` : "";
-  if (view.phase === "preparation" && legal.returnCard) {
-    return `You are out of bases: to take location ${legal.returnCard.card}, move the base of one of your empty `
-      + "locations there (marked ⇡, on the park or below), or return the card to the deck.";
-  }
+  const others = waiting.length ? t("frame.waitingFor", { others: listText(waiting) }) : "";
+  if (view.phase === "preparation" && legal.returnCard) return t("wp.hint.outOfBases", { n: legal.returnCard.card });
   if (view.phase === "preparation") {
-    if (!legal.discards.size && !(view.discarded || []).length) return `The cards are revealed. ${others}`;
-    if (!legal.discards.size) return `You discard ${(view.discarded || []).join(" and ")}. ${others}`;
-    if (ui.discard.length < 2) return `Choose 2 Location cards to discard (${2 - ui.discard.length} more), in your hand or on the board.`;
-    return `Discard ${ui.discard.join(" and ")}? Press the button to confirm, or pick other cards.`;
+    if (!legal.discards.size && !(view.discarded || []).length) return `${t("wp.hint.revealed")} ${others}`;
+    if (!legal.discards.size) return `${t("wp.hint.youDiscard", { cards: listText(view.discarded || []) })} ${others}`;
+    if (ui.discard.length < 2) return t("wp.hint.choose2", { n: 2 - ui.discard.length });
+    return t("wp.hint.confirmDiscard", { cards: listText(ui.discard) });
   }
   if (view.phase === "exchange") {
-    if (legal.unready) return `You are ready. ${others} You may still offer, accept or press “Not ready”.`;
-    return "Trade: click locations on the board and tiles below to compose an offer (it gathers at the bottom), answer the offers for you, then press “Ready”.";
+    if (legal.unready) return `${t("wp.hint.ready")} ${others} ${t("wp.hint.readyMore")}`;
+    return t("wp.hint.trade");
   }
   if (view.phase === "construction") {
-    if (!legal.done) return `You are done building. ${others}`;
-    if (!legal.builds.size) return "Nothing left to build: press “Done”.";
-    if (!ui.tile) return "Choose one of your tiles (below), then a highlighted location of yours; press “Done” when finished.";
-    return `Now choose where to build your ${ui.tile} (highlighted), or choose another tile.`;
+    if (!legal.done) return `${t("wp.hint.doneBuilding")} ${others}`;
+    if (!legal.builds.size) return t("wp.hint.nothingToBuild");
+    if (!ui.tile) return t("wp.hint.chooseTile");
+    return t("wp.hint.where", { tile: tileName(ui.tile) });
   }
   return "";
 }
@@ -380,20 +380,20 @@ function cellAction(view, ctx, legal, n, site) {
   const hand = Array.isArray(view.hand) ? view.hand : [];
   if (view.phase === "preparation" && legal.moves.has(n)) {
     const action = legal.moves.get(n);
-    return { kind: "move", verb: `move this base to location ${action.to}`, action };
+    return { kind: "move", verb: t("wp.verb.move", { n: action.to }), action };
   }
   if (view.phase === "preparation" && legal.discards.size && hand.includes(n)) {
     const picked = ui.discard.includes(n);
-    return { kind: "pick", verb: picked ? "keep it instead" : "discard it", run: () => { toggleDiscard(n); ctx.rerender(); } };
+    return { kind: "pick", verb: picked ? t("wp.verb.keep") : t("wp.verb.discard"), run: () => { toggleDiscard(n); ctx.rerender(); } };
   }
   if (legal.canOffer && site && site.owner !== null && site.owner !== undefined) {
     const inDraft = draft().locations.some((it) => it.n === n);
-    return { kind: "compose", verb: inDraft ? "take it out of your offer" : site.owner === ctx.seat ? "offer it" : "ask for it",
+    return { kind: "compose", verb: inDraft ? t("wp.verb.takeOut") : site.owner === ctx.seat ? t("wp.verb.offer") : t("wp.verb.ask"),
       run: () => { toggleLocation(view, ctx.seat, n); ctx.rerender(); } };
   }
   if (view.phase === "construction" && ui.tile && legal.builds.has(ui.tile)) {
     const action = legal.builds.get(ui.tile).get(n);
-    if (action) return { kind: "build", verb: `build ${ui.tile} here`, action };
+    if (action) return { kind: "build", verb: t("wp.verb.build", { tile: tileName(ui.tile) }), action };
   }
   return null;
 }
@@ -447,19 +447,19 @@ function renderBoard(view, ctx, legal) {
     const act = cellAction(view, ctx, legal, n, site);
     const draftItem = inDraft.get(n);
     const picked = ui.discard.includes(n) || discarded.has(n);
-    const words = [`Location ${n}, block ${loc.block}`];
-    words.push(p ? `owned by ${who(view, ctx, owner)}` : "unowned");
-    words.push(site.tile ? `built: ${tileWords(view, site.tile)}` : "empty");
+    const words = [t("wp.cell.location", { n, block: loc.block })];
+    words.push(p ? t("wp.cell.owned", { who: who(view, ctx, owner) }) : t("wp.cell.unowned"));
+    words.push(site.tile ? t("wp.cell.built", { tile: tileWords(view, site.tile) }) : t("fv.empty"));
     const part = partOf.get(n);
     if (part) {
       words.push(part.complete
-        ? `part of a complete ${part.tile} of ${part.size}, paying ${part.income}`
-        : `part of an incomplete ${part.tile} of ${part.size} tile${part.size > 1 ? "s" : ""}, paying ${part.income}`);
+        ? t("wp.cell.complete", { tile: tileName(part.tile), n: part.size, income: part.income })
+        : t("wp.cell.incomplete", { tile: tileName(part.tile), n: part.size, income: part.income }));
     }
-    if (hand.has(n)) words.push(picked ? "in your hand, to discard" : "in your hand");
-    if (waiting.has(n)) words.push(`revealed by ${who(view, ctx, waiting.get(n))}, waiting for a base`);
-    if (draftItem) words.push(`in your new offer${draftItem.to !== null ? `, to ${who(view, ctx, draftItem.to)}` : ""}`);
-    if (offered.has(n)) words.push("named in an open offer");
+    if (hand.has(n)) words.push(picked ? t("wp.cell.handDiscard") : t("wp.cell.hand"));
+    if (waiting.has(n)) words.push(t("wp.cell.waiting", { who: who(view, ctx, waiting.get(n)) }));
+    if (draftItem) words.push(draftItem.to !== null ? t("wp.cell.inOfferTo", { who: who(view, ctx, draftItem.to) }) : t("wp.cell.inOffer"));
+    if (offered.has(n)) words.push(t("wp.cell.named"));
     const label = words.join("; ");
     const classes = ["wp-cell", colourClass(p)];
     if (site.tile) {
@@ -507,19 +507,19 @@ function renderBoard(view, ctx, legal) {
 
   const blocks = (Array.isArray(board.blocks) ? board.blocks : []).map((b) => {
     const mine = locations.filter((l) => l.block === b.id);
-    return h("div", { key: b.id, class: "wp-block", role: "group", "aria-label": `Block ${b.id}`, "data-block": b.id,
+    return h("div", { key: b.id, class: "wp-block", role: "group", "aria-label": t("wp.block", { id: b.id }), "data-block": b.id,
       style: { gridColumn: `${b.x + 1} / span ${b.w}`, gridRow: `${b.y + 1} / span ${b.h}`, "--w": String(b.w), "--h": String(b.h) } },
     h("span", { class: "wp-block-id", "aria-hidden": "true" }, b.id),
     h("div", { class: "wp-cells" }, mine.map((l) => cell(l, b))));
   });
   const fall = board.waterfall;
-  return h("section", { class: "wp-board-box", "aria-label": "The park", "data-testid": "wp-park" },
+  return h("section", { class: "wp-board-box", "aria-label": t("wp.park"), "data-testid": "wp-park" },
     h("div", { class: "wp-board", "data-testid": "wp-board",
       style: { gridTemplateColumns: `repeat(${width}, minmax(0, 1fr))`, gridTemplateRows: rowSizes(board, height) } },
     blocks,
-    fall ? h("div", { key: "falls", class: "wp-falls", title: "The waterfall (no locations)", "aria-label": "The waterfall",
+    fall ? h("div", { key: "falls", class: "wp-falls", title: t("wp.waterfallTitle"), "aria-label": t("wp.waterfall"),
       style: { gridColumn: `${fall.x + 1} / span ${fall.w}`, gridRow: `${fall.y + 1} / span ${fall.h}` } },
-    h("span", {}, "≈ falls ≈")) : null));
+    h("span", {}, `≈ ${t("wp.falls")} ≈`)) : null));
 }
 
 /** Rows with locations get full height; path rows (no location in them) stay thin, not collapsed. */
@@ -545,17 +545,14 @@ function renderLegend(view, ctx) {
   const complete = table.complete || {};
   return h("details", { class: "wp-legend", open: legendOpen(), "data-testid": "wp-legend",
     ontoggle: (e) => { legendChoice = e.currentTarget.open; } },
-  h("summary", {}, "Key: colours, attractions, income"),
-  h("p", { class: "wp-key" }, ...players.map((p) => [swatch(view, p.seat, `${p.colour} ${p.symbol || ""} = ${p.seat === ctx.seat ? "you" : ctx.name(p.seat)}`), " "]),
-    h("span", { class: "wp-swatch wp-own-none" }, "unowned")),
+  h("summary", {}, t("wp.key")),
+  h("p", { class: "wp-key" }, ...players.map((p) => [swatch(view, p.seat,
+    `${p.symbol ? t("seat.markLabel", { colour: colourName(p.colour), symbol: symbolName(p.symbol) }) : colourName(p.colour)} = ${youOr(ctx, p.seat)}`), " "]),
+    h("span", { class: "wp-swatch wp-own-none" }, t("wp.cell.unowned"))),
   h("p", { class: "wp-key" }, ...attractions.map((a) => [h("span", { class: "wp-code", title: tileWords(view, a.name) },
-    h("b", {}, code(a.name)), ` ${a.name} (${a.size})`), " "])),
-    h("p", { class: "wp-key muted" },
-      `Income — incomplete attraction of 1/2/3/4 tiles: ${incomplete.join("/")} coins; complete at 3/4/5: `
-      + `${["3", "4", "5"].map((k) => complete[k]).join("/")} coins. ◇ a card in your hand · ⇄ in your new offer · `
-      + "·⇄ named in an open offer · + where the chosen tile can go · ◆ a revealed card waiting for a base · "
-      + "⇡ a base that can move there. Identical tiles of one owner that touch form attractions, split the way that "
-      + "pays most: the tiles of one attraction are drawn joined, and a complete one is framed and marked ✓."));
+    h("b", {}, code(a.name)), ` ${tileName(a.name)} (${a.size})`), " "])),
+    h("p", { class: "wp-key muted" }, t("wp.keyIncome", { incomplete: incomplete.join("/"),
+      complete: ["3", "4", "5"].map((k) => complete[k]).join("/") })));
 }
 
 // The key starts open on wide screens and closed on phones; a reader's own choice then sticks.
@@ -576,15 +573,14 @@ function renderRelocation(view, ctx, legal) {
   const me = playerAt(view, ctx.seat);
   const more = me && Array.isArray(me.waiting) ? me.waiting.length - 1 : 0;
   const moves = [...legal.moves.values()].sort((a, b) => a.from - b.from);
-  return h("section", { class: "wp-panel wp-hand wp-relocate", "data-testid": "wp-relocate", "aria-label": "Out of bases" },
-    h("h3", {}, `Out of bases: location ${card}`, l ? h("span", { class: "muted" }, ` — block ${l.block}`) : null,
-      more > 0 ? h("span", { class: "muted" }, ` (then ${more} more card${more > 1 ? "s" : ""})`) : null),
-    h("p", { class: "muted" }, "You may move the base of one of your empty locations onto it; that location is then nobody's. "
-      + "Or keep your bases where they stand: the card goes back to the deck."),
-    h("p", { class: "wp-row wp-moves" }, h("span", {}, "Move the base from location:"),
+  return h("section", { class: "wp-panel wp-hand wp-relocate", "data-testid": "wp-relocate", "aria-label": t("wp.outOfBases") },
+    h("h3", {}, t("wp.outOfBasesAt", { n: card }), l ? h("span", { class: "muted" }, ` — ${t("wp.blockLower", { id: l.block })}`) : null,
+      more > 0 ? h("span", { class: "muted" }, ` ${t("wp.thenMore", { n: more })}`) : null),
+    h("p", { class: "muted" }, t("wp.relocateNote")),
+    h("p", { class: "wp-row wp-moves" }, h("span", {}, t("wp.moveFrom")),
       ...moves.map((a) => actButton(ctx, a, `⇡ ${a.from}`, { key: `m${a.from}`, class: "wp-move", testid: "wp-move-base",
-        aria: `Move your base from location ${a.from} to location ${card}`, title: `Move your base from location ${a.from} to location ${card}` }))),
-    h("p", { class: "wp-row" }, actButton(ctx, legal.returnCard, `↩ Return location ${card} to the deck`,
+        aria: t("wp.moveBase", { from: a.from, to: card }), title: t("wp.moveBase", { from: a.from, to: card }) }))),
+    h("p", { class: "wp-row" }, actButton(ctx, legal.returnCard, `↩ ${t("wp.returnCard", { n: card })}`,
       { key: "return", class: "primary", testid: "wp-return-card" })));
 }
 
@@ -598,27 +594,27 @@ function renderHand(view, ctx, legal) {
   const can = legal.discards.size > 0;
   const cards = hand.map((n) => {
     const l = locs.get(n);
-    const where = l ? `block ${l.block}` : "";
+    const where = l ? t("wp.blockLower", { id: l.block }) : "";
     const picked = can ? ui.discard.includes(n) : Boolean(chosen && chosen.includes(n));
     const body = [h("span", { class: "wp-card-n" }, String(n)), h("span", { class: "wp-card-where" }, where),
-      h("span", { class: "wp-card-tag" }, picked ? "✕ discard" : "✔ keep")];
+      h("span", { class: "wp-card-tag" }, picked ? `✕ ${t("wp.discardTag")}` : `✔ ${t("wp.keepTag")}`)];
     const attrs = { key: n, class: `wp-card${picked ? " picked" : ""}${can ? " legal" : ""}`, "data-testid": "wp-hand-card", "data-n": n };
-    if (!can) return h("div", { ...attrs, "aria-label": `Location card ${n}, ${where}: ${picked ? "discarded" : "kept"}` }, ...body);
+    if (!can) return h("div", { ...attrs, "aria-label": `${t("wp.locationCard", { n, where })}: ${picked ? t("wp.discarded") : t("wp.kept")}` }, ...body);
     return h("button", { ...attrs, type: "button", "data-legal": "true",
-      "aria-pressed": String(picked), "aria-label": `Location card ${n}, ${where} (${picked ? "picked to discard; press to keep" : "press to discard"})`,
+      "aria-pressed": String(picked), "aria-label": `${t("wp.locationCard", { n, where })} (${picked ? t("wp.pickedToDiscard") : t("wp.pressToDiscard")})`,
       onclick: () => { toggleDiscard(n); ctx.rerender(); } }, ...body);
   });
   const key = [...ui.discard].sort((a, b) => a - b).join(",");
   const action = ui.discard.length === 2 ? legal.discards.get(key) : null;
   const sched = (view.schedule || []).find((s) => s.round === view.round);
-  return h("section", { class: "wp-panel wp-hand", "data-testid": "wp-hand", "aria-label": "Your Location cards" },
-    h("h3", {}, "Your Location cards", sched ? h("span", { class: "muted" }, ` — keep ${sched.cards - sched.discard}, discard ${sched.discard}`) : null),
+  return h("section", { class: "wp-panel wp-hand", "data-testid": "wp-hand", "aria-label": t("wp.yourCards") },
+    h("h3", {}, t("wp.yourCards"), sched ? h("span", { class: "muted" }, ` — ${t("wp.keepDiscard", { keep: sched.cards - sched.discard, discard: sched.discard })}`) : null),
     h("div", { class: "wp-cards" }, ...cards),
     can ? h("p", { class: "wp-row" }, action
-      ? actButton(ctx, action, `✕ Discard ${action.cards.join(" and ")}`, { class: "primary", testid: "wp-discard", key: "discard",
+      ? actButton(ctx, action, `✕ ${t("wp.discardCards", { cards: listText(action.cards) })}`, { class: "primary", testid: "wp-discard", key: "discard",
         after: () => { ui.discard = []; } })
-      : h("button", { type: "button", class: "wp-act", disabled: true, "data-testid": "wp-discard" }, "✕ Discard: pick 2 cards first"))
-      : h("p", { class: "muted" }, chosen ? `You discard ${chosen.join(" and ")}; the kept cards are revealed when everyone has chosen.` : ""));
+      : h("button", { type: "button", class: "wp-act", disabled: true, "data-testid": "wp-discard" }, `✕ ${t("wp.pick2")}`))
+      : h("p", { class: "muted" }, chosen ? t("wp.youDiscardKept", { cards: listText(chosen) }) : ""));
 }
 
 // ---- tiles in front of each player ---------------------------------------------------------------
@@ -634,30 +630,30 @@ function renderPlayers(view, ctx, legal) {
       const n = Number(tiles[name]);
       const inDraft = draftTiles(p.seat, name);
       const words = `${n}× ${tileWords(view, name)}`;
-      const body = [h("b", {}, code(name)), ` ${name} ×${n}`, inDraft ? h("span", { class: "wp-chip-tag" }, ` ⇄${inDraft}`) : null];
+      const body = [h("b", {}, code(name)), ` ${tileName(name)} ×${n}`, inDraft ? h("span", { class: "wp-chip-tag" }, ` ⇄${inDraft}`) : null];
       const attrs = { key: name, class: "wp-chip", "data-testid": "wp-tile-chip", "data-seat": p.seat, "data-tile": name, title: words,
         "data-in-draft": inDraft };
       if (legal.canOffer && inDraft < n) {
         return h("button", { ...attrs, class: "wp-chip composable", type: "button", "data-compose": "true",
-          "aria-label": `${who(view, ctx, p.seat)}: ${words} (add one to your new offer${p.seat === me ? ", as yours to give" : ", as theirs to give"})`,
+          "aria-label": `${who(view, ctx, p.seat)}: ${words} (${p.seat === me ? t("wp.addYours") : t("wp.addTheirs")})`,
           onclick: () => { addTile(view, me, p.seat, name); ctx.rerender(); } }, ...body, " +");
       }
-      return h("span", { ...attrs, "aria-label": `${who(view, ctx, p.seat)}: ${words}${inDraft ? `, ${inDraft} in your new offer` : ""}` }, ...body);
+      return h("span", { ...attrs, "aria-label": `${who(view, ctx, p.seat)}: ${words}${inDraft ? `, ${t("wp.inYourOffer", { n: inDraft })}` : ""}` }, ...body);
     });
-    const status = view.result ? "" : p.ready ? "✔ finished with this phase" : "◷ still deciding";
-    const coins = typeof p.coins === "number" ? `${p.coins} coins` : "coins secret";
+    const status = view.result ? "" : p.ready ? `✔ ${t("wp.finishedPhase")}` : `◷ ${t("wp.deciding")}`;
+    const coins = typeof p.coins === "number" ? t("wp.coinsN", { n: p.coins }) : t("wp.coinsSecret");
     return h("li", { key: p.seat, class: `wp-player ${colourClass(p)}${p.seat === me ? " me" : ""}`, "data-testid": "wp-player", "data-seat": p.seat },
       h("div", { class: "wp-player-head" },
         swatch(view, p.seat, named(view, ctx, p.seat)),
         h("span", { class: "muted" }, ` ${status}`)),
       h("div", { class: "wp-figures" },
-        `${p.locations} locations · ${p.built} built · ${p.bases} bases left · ${coins} · earns ${p.earning} now`),
+        t("wp.figuresLine", { locations: p.locations, built: p.built, bases: p.bases, coins, earning: p.earning })),
       builtParts(view, p),
       h("div", { class: "wp-chips", "data-testid": "wp-tiles", "data-seat": p.seat },
-        chips.length ? chips : h("span", { class: "muted" }, "no unbuilt tiles")));
+        chips.length ? chips : h("span", { class: "muted" }, t("wp.noTiles"))));
   });
-  return h("section", { class: "wp-panel wp-players-box", "aria-label": "Players and their unbuilt tiles" },
-    h("h3", {}, "Players and the tiles in front of them"),
+  return h("section", { class: "wp-panel wp-players-box", "aria-label": t("wp.playersTiles") },
+    h("h3", {}, t("wp.playersTilesTitle")),
     h("ul", { class: "wp-players" }, ...rows));
 }
 
@@ -669,8 +665,8 @@ function builtParts(view, p) {
   return h("div", { class: "wp-parts", "data-testid": "wp-attractions", "data-seat": p.seat },
     ...parts.map((a) => h("span", {
       key: (a.locations || []).join(","), class: `wp-part${a.complete ? " complete" : ""}`, "data-complete": String(Boolean(a.complete)),
-      title: `${a.tile} on location${a.locations.length > 1 ? "s" : ""} ${a.locations.join(", ")}: `
-        + `${a.complete ? "complete" : `incomplete (complete at ${sizeOf(view, a.tile) ?? "?"})`}, pays ${a.income}`,
+      title: t(a.complete ? "wp.partComplete" : "wp.partIncomplete", { tile: tileName(a.tile),
+        where: t("wp.locationsN", { n: a.locations.length, list: a.locations.join(", ") }), size: sizeOf(view, a.tile) ?? "?", income: a.income }),
     }, h("b", {}, code(a.tile)), ` ${a.size}${a.complete ? " ✓" : ""} +${a.income}`)));
 }
 
@@ -683,13 +679,13 @@ function buildChips(view, ctx, legal) {
   return (view.attractions || []).map((a) => a.name).filter((name) => (Number(tiles[name]) || 0) > 0).map((name) => {
     const n = Number(tiles[name]);
     const words = `${n}× ${tileWords(view, name)}`;
-    const body = [h("b", {}, code(name)), ` ${name} ×${n}`];
+    const body = [h("b", {}, code(name)), ` ${tileName(name)} ×${n}`];
     const attrs = { key: name, "data-testid": "wp-tile-chip", "data-seat": ctx.seat, "data-tile": name, title: words };
     if (!legal.builds.has(name)) return h("span", { ...attrs, class: "wp-chip", "aria-label": words }, ...body);
     const sel = ui.tile === name;
     return h("button", { ...attrs, class: `wp-chip legal${sel ? " selected" : ""}`, type: "button", "data-legal": "true",
       "aria-pressed": String(sel),
-      "aria-label": `${words} (${sel ? "chosen: now pick a location marked +" : "choose to build it"})`,
+      "aria-label": `${words} (${sel ? t("wp.chosenPick") : t("wp.chooseBuild")})`,
       onclick: () => { ui.tile = sel ? null : name; ctx.rerender(); } }, ...body, sel ? " ✔" : null);
   });
 }
@@ -697,15 +693,14 @@ function buildChips(view, ctx, legal) {
 function renderConstruction(view, ctx, legal) {
   if (ctx.isSpectator || view.phase !== "construction") return null;
   const me = playerAt(view, ctx.seat) || {};
-  return h("section", { class: "wp-panel wp-build", "data-testid": "wp-build", "aria-label": "Construction" },
-    h("h3", {}, "Construction"),
+  return h("section", { class: "wp-panel wp-build", "data-testid": "wp-build", "aria-label": phaseName("construction") },
+    h("h3", {}, phaseName("construction")),
     h("p", {}, legal.done
-      ? (ui.tile ? `Building: ${tileWords(view, ui.tile)}. Pick one of your locations marked + on the board.`
-        : legal.builds.size ? "Pick one of your tiles, then one of your locations marked + on the board."
-          : "You have nothing you could build.")
-      : `You are done: ${me.built ?? 0} tiles of yours on the board.`),
+      ? (ui.tile ? t("wp.building", { tile: tileWords(view, ui.tile) })
+        : legal.builds.size ? t("wp.pickTile") : t("wp.nothingBuild"))
+      : t("wp.youAreDone", { n: me.built ?? 0 })),
     legal.done && tileCount(me.tiles) ? h("div", { class: "wp-chips", "data-testid": "wp-my-tiles" }, ...buildChips(view, ctx, legal)) : null,
-    legal.done ? h("p", { class: "wp-row" }, actButton(ctx, legal.done, "■ Done building", { class: "primary", testid: "wp-done", key: "done" })) : null);
+    legal.done ? h("p", { class: "wp-row" }, actButton(ctx, legal.done, `■ ${t("wp.doneBuilding")}`, { class: "primary", testid: "wp-done", key: "done" })) : null);
 }
 
 // ---- Exchange: the docked composer, the open offers ---------------------------------------------
@@ -719,9 +714,9 @@ function renderDock(view, ctx, legal) {
   if (ctx.isSpectator || view.phase !== "exchange" || !(legal.ready || legal.unready)) return null;
   const waiting = [...legal.offers.values()].filter((acts) => acts.some((a) => a.type === "decline" || a.type === "accept")).length;
   const ready = legal.ready
-    ? actButton(ctx, legal.ready, "✔ Ready", { class: "primary", testid: "wp-ready", key: "ready",
-      title: "End my Exchange (a new offer for me asks me again)" })
-    : actButton(ctx, legal.unready, "↺ Not ready", { testid: "wp-unready", key: "unready", title: "Negotiate again" });
+    ? actButton(ctx, legal.ready, `✔ ${t("wp.ready")}`, { class: "primary", testid: "wp-ready", key: "ready",
+      title: t("wp.readyTitle") })
+    : actButton(ctx, legal.unready, `↺ ${t("wp.notReady")}`, { testid: "wp-unready", key: "unready", title: t("wp.notReadyTitle") });
   const d = draft();
   const transfers = draftTransfers(view);
   const problem = draftProblem(view, ctx.seat, transfers);
@@ -730,25 +725,24 @@ function renderDock(view, ctx, legal) {
   const answering = ui.counterOf !== null && view.offers && view.offers[String(ui.counterOf)] ? ui.counterOf : null;
   const action = answering !== null ? { type: "offer", transfers, counters: answering } : { type: "offer", transfers };
   const send = h("button", { key: "send", type: "button", class: "primary", "data-compose": "true", "data-testid": "wp-send-offer",
-    disabled: Boolean(problem), "data-action": problem ? undefined : JSON.stringify(action), title: problem || "Send this offer",
+    disabled: Boolean(problem), "data-action": problem ? undefined : JSON.stringify(action), title: problem || t("wp.sendTitle"),
     onclick: async () => {
       if (draftProblem(view, ctx.seat, transfers)) return;
       const ok = await ctx.send(action);
       if (ok) { ui.draft = fresh(null).draft; ui.counterOf = null; ctx.rerender(); }
-    } }, answering !== null ? `⇄ Send counter-offer to #${answering} (declines it)` : "⇄ Send offer");
-  const summary = !d.partners.length ? "New offer: click locations and tiles of the players."
-    : `New offer with ${d.partners.map((s) => ctx.name(s)).join(", ")}: ${items} item${items === 1 ? "" : "s"}.`
-      + `${problem && dockFolded ? ` ${problem}` : ""}`;
-  return h("section", { class: `wp-panel wp-dock${dockFolded ? " folded" : ""}`, "data-testid": "wp-dock", "aria-label": "Exchange" },
+    } }, `⇄ ${answering !== null ? t("wp.sendCounter", { id: answering }) : t("wp.send")}`);
+  const summary = !d.partners.length ? t("wp.newOfferEmpty")
+    : `${t("wp.newOfferWith", { names: listText(d.partners.map((s) => ctx.name(s))), n: items })}${problem && dockFolded ? ` ${problem}` : ""}`;
+  return h("section", { class: `wp-panel wp-dock${dockFolded ? " folded" : ""}`, "data-testid": "wp-dock", "aria-label": phaseName("exchange") },
     h("div", { class: "wp-dock-head", "data-testid": "wp-exchange" },
       ready,
       h("span", { class: "wp-dock-words" },
-        waiting ? h("b", { class: "wp-waiting" }, `${waiting} offer${waiting > 1 ? "s" : ""} for you, below the park. `) : null,
-        legal.unready && !d.partners.length ? "You are ready." : h("span", { "data-testid": "wp-draft-summary" }, summary)),
+        waiting ? h("b", { class: "wp-waiting" }, `${t("wp.offersForYou", { n: waiting })} `) : null,
+        legal.unready && !d.partners.length ? t("wp.hint.ready") : h("span", { "data-testid": "wp-draft-summary" }, summary)),
       send,
       h("button", { key: "fold", type: "button", class: "wp-fold", "data-compose": "true", "data-testid": "wp-dock-fold",
         "aria-expanded": String(!dockFolded), onclick: () => { dockFolded = !dockFolded; ctx.rerender(); } },
-      dockFolded ? "▴ Compose" : "▾ Fold")),
+      dockFolded ? `▴ ${t("wp.compose")}` : `▾ ${t("wp.fold")}`)),
     legal.canOffer && !dockFolded ? renderDraft(view, ctx, transfers, problem) : null);
 }
 
@@ -761,27 +755,27 @@ function renderOffers(view, ctx, legal) {
     const accepted = new Set(Array.isArray(o.accepted) ? o.accepted : []);
     const mine = legal.offers.get(o.id) || [];
     const counter = legal.canOffer && !ctx.isSpectator && o.author !== me && parties.includes(me);
-    const labels = { accept: "✔ Accept", decline: "✕ Decline", withdraw: "↶ Withdraw" };
+    const labels = { accept: `✔ ${t("wp.accept")}`, decline: `✕ ${t("wp.decline")}`, withdraw: `↶ ${t("wp.withdraw")}` };
     return h("li", { key: o.id, class: `wp-offer${parties.includes(me) ? " for-me" : ""}`, "data-testid": "wp-offer", "data-id": o.id },
-      h("p", { class: "wp-offer-head" }, h("b", {}, `Offer #${o.id}`), " by ", person(view, ctx, o.author)),
-      h("ul", { class: "wp-transfers" }, (o.transfers || []).map((t, i) => transferWords(view, ctx, t, i))),
-      h("p", { class: "wp-offer-parties muted" }, "Parties: ", ...parties.map((s, i) => [i ? ", " : "",
-        person(view, ctx, s), ` ${accepted.has(s) ? "✔ accepted" : "◷ to answer"}`])),
+      h("p", { class: "wp-offer-head" }, h("b", {}, t("wp.offerN", { id: o.id })), ` ${t("wp.by")} `, person(view, ctx, o.author)),
+      h("ul", { class: "wp-transfers" }, (o.transfers || []).map((tr, i) => transferWords(view, ctx, tr, i))),
+      h("p", { class: "wp-offer-parties muted" }, `${t("wp.parties")} `, ...parties.map((s, i) => [i ? ", " : "",
+        person(view, ctx, s), ` ${accepted.has(s) ? `✔ ${t("wp.accepted")}` : `◷ ${t("wp.toAnswer")}`}`])),
       mine.length || counter ? h("p", { class: "wp-row" }, mine.map((a) => actButton(ctx, a, labels[a.type] || a.type,
         { testid: `wp-${a.type}`, key: a.type, class: a.type === "accept" ? "primary" : "" })),
       counter ? h("button", { key: "counter", type: "button", class: "wp-counter", "data-compose": "true", "data-testid": "wp-counter",
-        title: "Open the composer with this offer, to change it and send it back", onclick: () => counterOffer(view, ctx, o) },
-      "⇄ Counter-offer") : null) : null);
+        title: t("wp.counterTitle"), onclick: () => counterOffer(view, ctx, o) },
+      `⇄ ${t("wp.counter")}`) : null) : null);
   });
   const notices = ui.notices.map((n) => h("p", { key: `${n.kind}-${n.id}`, class: `wp-notice ${n.kind}`,
     "data-testid": n.kind === "traded" ? "wp-traded" : "wp-declined", role: "status" },
-    `${n.kind === "traded" ? "✔" : "✕"} ${n.text} `,
-    h("button", { type: "button", class: "small", "data-compose": "true", "aria-label": "Dismiss",
+    `${n.kind === "traded" ? "✔" : "✕"} ${n.say()} `,
+    h("button", { type: "button", class: "small", "data-compose": "true", "aria-label": t("wp.dismiss"),
       onclick: () => { ui.notices = ui.notices.filter((x) => x !== n); ctx.rerender(); } }, "OK")));
-  return h("section", { class: "wp-panel wp-offers", "data-testid": "wp-offers", "aria-label": "Offers" },
-    h("h3", {}, "Offers", h("span", { class: "muted" }, ` — ${view.trades || 0} trade${view.trades === 1 ? "" : "s"} so far`)),
+  return h("section", { class: "wp-panel wp-offers", "data-testid": "wp-offers", "aria-label": t("wp.offers") },
+    h("h3", {}, t("wp.offers"), h("span", { class: "muted" }, ` — ${t("wp.tradesSoFar", { n: view.trades || 0 })}`)),
     notices,
-    items.length ? h("ol", { class: "wp-offer-list" }, items) : h("p", { class: "muted" }, "No open offers."));
+    items.length ? h("ol", { class: "wp-offer-list" }, items) : h("p", { class: "muted" }, t("wp.noOffers")));
 }
 
 function coinsInput(view, ctx, from, to, max) {
@@ -794,12 +788,12 @@ function coinsInput(view, ctx, from, to, max) {
   };
   const step = (delta, sym) => h("button", { type: "button", class: "wp-step", "data-compose": "true",
     disabled: delta < 0 ? value <= 0 : value >= max,
-    "aria-label": `${delta < 0 ? "One coin less" : "One coin more"} from ${who(view, ctx, from)} to ${who(view, ctx, to)}`,
+    "aria-label": t(delta < 0 ? "wp.coinLess" : "wp.coinMore", { from: who(view, ctx, from), to: who(view, ctx, to) }),
     onclick: () => { set(value + delta); ctx.rerender(); } }, sym);
   return h("span", { class: "wp-coin-field" }, step(-1, "−"),
     h("input", { type: "text", inputmode: "numeric", pattern: "[0-9]*", size: 3, value: String(value),
       class: "wp-coins", "data-testid": from === ctx.seat ? "wp-coins-give" : "wp-coins-take", "data-seat": from === ctx.seat ? to : from,
-      "aria-label": `Coins ${who(view, ctx, from)} gives ${who(view, ctx, to)}`,
+      "aria-label": t("wp.coinsGiven", { from: who(view, ctx, from), to: who(view, ctx, to) }),
       oninput: (e) => { set(e.currentTarget.value.replace(/[^0-9]/g, "")); ctx.rerender(); } }),
     step(1, "+"));
 }
@@ -807,9 +801,9 @@ function coinsInput(view, ctx, from, to, max) {
 function receiverSelect(view, ctx, item, from) {
   const d = draft();
   const choices = [ctx.seat, ...d.partners].filter((s) => s !== from);
-  return h("select", { class: "wp-to", "aria-label": "Who receives it", value: item.to === null ? "" : String(item.to),
+  return h("select", { class: "wp-to", "aria-label": t("wp.whoReceives"), value: item.to === null ? "" : String(item.to),
     onchange: (e) => { item.to = e.currentTarget.value === "" ? null : Number(e.currentTarget.value); ctx.rerender(); } },
-  item.to === null ? h("option", { key: "none", value: "" }, "— choose —") : null,
+  item.to === null ? h("option", { key: "none", value: "" }, `— ${t("wp.choose")} —`) : null,
   choices.map((s) => h("option", { key: s, value: String(s) }, who(view, ctx, s))));
 }
 
@@ -841,34 +835,33 @@ function renderDraft(view, ctx, transfers, problem) {
 
   const itemRows = [
     ...d.locations.map((it) => h("li", { key: `loc-${it.n}` },
-      `Location ${it.n} from ${who(view, ctx, it.from)} to `, receiverSelect(view, ctx, it, it.from), " ",
+      `${t("wp.locationFrom", { n: it.n, who: who(view, ctx, it.from) })} `, receiverSelect(view, ctx, it, it.from), " ",
       h("button", { type: "button", class: "wp-step", "data-compose": "true",
-        "aria-label": `Take location ${it.n} out of the offer`,
+        "aria-label": t("wp.takeOutLocation", { n: it.n }),
         onclick: () => { d.locations = d.locations.filter((x) => x !== it); ctx.rerender(); } }, "✕"))),
     ...d.tiles.map((it) => h("li", { key: `tile-${it.from}-${it.name}` },
-      `${it.count}× ${it.name} [${code(it.name)}] from ${who(view, ctx, it.from)} to `, receiverSelect(view, ctx, it, it.from), " ",
+      `${t("wp.tilesFrom", { n: it.count, tile: tileName(it.name), code: code(it.name), who: who(view, ctx, it.from) })} `,
+      receiverSelect(view, ctx, it, it.from), " ",
       h("button", { type: "button", class: "wp-step", "data-compose": "true",
-        "aria-label": `One ${it.name} less`,
+        "aria-label": t("wp.oneLess", { tile: tileName(it.name) }),
         onclick: () => { it.count -= 1; if (it.count <= 0) d.tiles = d.tiles.filter((x) => x !== it); ctx.rerender(); } }, "−1"))),
   ];
   const coinRows = d.partners.map((s) => h("li", { key: s },
-    h("span", {}, `You give ${ctx.name(s)} `), coinsInput(view, ctx, me, s, myCoins), " coins · ",
-    h("span", {}, `${ctx.name(s)} gives you `), coinsInput(view, ctx, s, me, 10000), " coins"));
+    h("span", {}, `${t("wp.youGive", { name: ctx.name(s) })} `), coinsInput(view, ctx, me, s, myCoins), ` ${t("wp.coins")} · `,
+    h("span", {}, `${t("wp.givesYou", { name: ctx.name(s) })} `), coinsInput(view, ctx, s, me, 10000), ` ${t("wp.coins")}`));
 
-  return h("div", { class: "wp-draft", "data-testid": "wp-draft", "aria-label": "A new offer" },
-    h("p", { class: "muted" }, `Click owned locations on the board and the tiles in front of the players to add them; `
-      + `what is yours goes to your partner, what is theirs comes to you (change it in each line). `
-      + `${open} of ${view.max_offers ?? "?"} open offers are yours.`),
-    h("p", { class: "wp-row" }, h("span", {}, "Trade with: "), partnerButtons),
+  return h("div", { class: "wp-draft", "data-testid": "wp-draft", "aria-label": t("wp.aNewOffer") },
+    h("p", { class: "muted" }, t("wp.draftNote", { n: open, max: view.max_offers ?? "?" })),
+    h("p", { class: "wp-row" }, h("span", {}, `${t("wp.tradeWith")} `), partnerButtons),
     itemRows.length ? h("ul", { class: "wp-items" }, itemRows) : null,
     coinRows.length ? h("ul", { class: "wp-items" }, coinRows) : null,
-    transfers.length ? h("div", { class: "wp-preview" }, h("b", {}, "Your offer: "),
-      h("ul", { class: "wp-transfers" }, transfers.map((t, i) => transferWords(view, ctx, t, i)))) : null,
+    transfers.length ? h("div", { class: "wp-preview" }, h("b", {}, `${t("wp.yourOffer")} `),
+      h("ul", { class: "wp-transfers" }, transfers.map((tr, i) => transferWords(view, ctx, tr, i)))) : null,
     problem ? h("p", { class: "wp-problem", "data-testid": "wp-draft-problem" }, problem) : null,
     h("p", { class: "wp-row" },
       h("button", { type: "button", "data-compose": "true", "data-testid": "wp-clear-offer",
         disabled: !d.partners.length && !itemRows.length,
-        onclick: () => { ui.draft = fresh(null).draft; ctx.rerender(); } }, "Clear the offer")));
+        onclick: () => { ui.draft = fresh(null).draft; ctx.rerender(); } }, t("wp.clear"))));
 }
 
 // ---- incomes, and the final table ------------------------------------------------------------------
@@ -882,11 +875,11 @@ function incomeTable(view, ctx) {
   const winners = new Set(result && Array.isArray(result.winners) ? result.winners : []);
   const onBoard = result && Array.isArray(result.tiles_on_board) ? result.tiles_on_board : null;
   const scores = result && Array.isArray(result.scores) ? result.scores : null;
-  const head = [h("th", { key: "p" }, "Player")];
-  for (let r = 1; r <= rounds; r++) head.push(h("th", { key: `r${r}`, title: `Round ${r}` }, `R${r}`));
-  head.push(h("th", { key: "coins" }, result ? "Final coins" : "Coins"));
-  if (!result) head.push(h("th", { key: "now", title: "what the attractions on the board would pay now" }, "Now"));
-  if (onBoard) head.push(h("th", { key: "board", title: "the tie-break" }, "Tiles on board"));
+  const head = [h("th", { key: "p" }, t("end.player"))];
+  for (let r = 1; r <= rounds; r++) head.push(h("th", { key: `r${r}`, title: t("ff.round", { n: r }) }, t("wp.roundShort", { n: r })));
+  head.push(h("th", { key: "coins" }, result ? t("wp.finalCoins") : t("wp.coinsHead")));
+  if (!result) head.push(h("th", { key: "now", title: t("wp.nowTitle") }, t("wp.now")));
+  if (onBoard) head.push(h("th", { key: "board", title: t("wp.tieBreak") }, t("wp.tilesOnBoard")));
   const order = scores ? players.slice().sort((a, b) => scores[b.seat] - scores[a.seat]
     || (onBoard ? onBoard[b.seat] - onBoard[a.seat] : 0) || a.seat - b.seat) : players;
   const rows = order.map((p) => {
@@ -894,7 +887,7 @@ function incomeTable(view, ctx) {
     const cells = [h("th", { key: "p", scope: "row" }, winners.has(p.seat) ? "♛ " : "", person(view, ctx, p.seat))];
     for (let r = 0; r < rounds; r++) cells.push(h("td", { key: `r${r}` }, r < inc.length ? `+${inc[r]}` : "—"));
     const coins = scores ? scores[p.seat] : p.coins;
-    cells.push(h("td", { key: "coins", class: "wp-coins-cell" }, typeof coins === "number" ? String(coins) : "secret"));
+    cells.push(h("td", { key: "coins", class: "wp-coins-cell" }, typeof coins === "number" ? String(coins) : t("wp.secret")));
     if (!result) cells.push(h("td", { key: "now" }, String(p.earning ?? 0)));
     if (onBoard) cells.push(h("td", { key: "board" }, String(onBoard[p.seat] ?? "")));
     return h("tr", { key: p.seat, class: winners.has(p.seat) ? "winner" : undefined, "data-seat": p.seat }, cells);
@@ -905,10 +898,9 @@ function incomeTable(view, ctx) {
 function renderIncome(view, ctx) {
   if (view.result) return null; // the end screen shows it, with the final coins
   return h("section", { class: "wp-panel wp-income", "data-testid": "wp-income" },
-    h("h3", {}, "Income announced each round"),
+    h("h3", {}, t("wp.incomeTitle")),
     incomeTable(view, ctx),
-    h("p", { class: "muted" }, "Coins start at 5 and stay secret (you see your own); incomes are announced. "
-      + "“Now”: what the attractions on the board would pay if the round ended now."));
+    h("p", { class: "muted" }, t("wp.incomeNote")));
 }
 
 function finalTable(view, ctx) {
@@ -916,8 +908,7 @@ function finalTable(view, ctx) {
   // Under .wpark, so that the table's own styles (the colour badges, the coins) apply on the end screen.
   return h("div", { class: "wpark wp-final", "data-testid": "wp-final" },
     incomeTable(view, ctx),
-    h("p", { class: "muted" }, winners.length > 1 ? "Shared victory (tied on coins and on tiles on the board)."
-      : "Most coins wins; a tie goes to the most tiles on the board. Coins: 5 to start, the incomes, and what trades moved."));
+    h("p", { class: "muted" }, winners.length > 1 ? t("wp.sharedVictory") : t("wp.winRule")));
 }
 
 // ---- the log in words ----------------------------------------------------------------------------
@@ -946,41 +937,32 @@ function logWords(line, view, ctx) {
 function info(view) {
   const sched = (view.schedule || []).find((s) => s.round === view.round);
   return h("p", { class: "wp-info" },
-    h("span", { "data-testid": "wp-round" }, `Round ${Math.min(view.round ?? 1, view.rounds ?? 4)} of ${view.rounds ?? 4}`),
-    ` · ${PHASES[view.phase] || view.phase}`,
-    sched && !view.result ? ` · this round: ${sched.cards} cards, discard ${sched.discard}, ${sched.tiles} tiles each` : "",
-    ` · Location deck ${view.deck ?? "?"} · tiles face down ${view.tile_deck ?? "?"}`);
+    h("span", { "data-testid": "wp-round" }, t("wp.round", { round: Math.min(view.round ?? 1, view.rounds ?? 4), rounds: view.rounds ?? 4 })),
+    ` · ${phaseName(view.phase)}`,
+    sched && !view.result ? ` · ${t("wp.thisRound", { cards: sched.cards, discard: sched.discard, tiles: sched.tiles })}` : "",
+    ` · ${t("wp.decks", { deck: view.deck ?? "?", tiles: view.tile_deck ?? "?" })}`);
 }
 
 export default {
   id: "waterfall_park",
   title: "Waterfall Park",
-  summary: `Four rounds, and in each everyone plays at the same time. Preparation: you get a few Location cards; discard 2 and keep the rest. The kept cards put your bases (your colour and symbol) on those locations of the park, and you receive Attraction tiles.
-
-Exchange: trade anything with anyone — locations (even built ones), unbuilt tiles, coins. Compose an offer by clicking locations on the board and tiles in front of the players, add coins, and send it; it happens the moment every party has accepted. Press Ready when you are done; a new offer for you, or any trade, asks you again.
-
-Construction: put your tiles on your own empty locations. Identical tiles next to each other form an attraction, complete at its size (3, 4 or 5, shown beside each name). Income: an incomplete attraction of 1/2/3/4 tiles pays 1/3/5/7 coins, a complete one of 3/4/5 pays 6/9/12, every round from now on. Tiles never move once built. After round 4 the most coins wins (ties: most tiles on the board).`,
+  get summary() { return t("summary.waterfall_park"); },
 
   phaseText(view) {
-    const r = `round ${view.round ?? "?"} of ${view.rounds ?? 4}`;
-    return {
-      preparation: (view.players || []).some((p) => p && Array.isArray(p.waiting) && p.waiting.length)
-        ? `Preparation, ${r}: out of bases, a player chooses where a base goes`
-        : `Preparation, ${r}: everyone chooses 2 Location cards to discard`,
-      exchange: `Exchange, ${r}: trading until everyone says ready`,
-      construction: `Construction, ${r}: everyone places tiles, then says done`,
-      over: "Game over: coins are counted",
-    }[view.phase] || String(view.phase || "").replace(/_/g, " ");
+    const vars = { round: view.round ?? "?", rounds: view.rounds ?? 4 };
+    const waiting = (view.players || []).some((p) => p && Array.isArray(p.waiting) && p.waiting.length);
+    const key = view.phase === "preparation" && waiting ? "wp.phase.relocate" : `wp.phase.${view.phase}`;
+    return known(key) ? t(key, vars) : String(view.phase || "").replace(/_/g, " ");
   },
 
   figures(player) {
-    const out = [`${player.glyph || ""} ${player.colour || ""}`.trim()];
-    if (typeof player.coins === "number") out.push(`${player.coins} coins`);
-    out.push(`${player.locations ?? 0} locations`, `${player.built ?? 0} built`);
+    const out = [`${player.glyph || ""} ${player.colour ? colourName(player.colour) : ""}`.trim()];
+    if (typeof player.coins === "number") out.push(t("wp.coinsN", { n: player.coins }));
+    out.push(t("wp.locationsCount", { n: player.locations ?? 0 }), t("wp.builtCount", { n: player.built ?? 0 }));
     const income = Array.isArray(player.income) ? player.income : [];
-    if (income.length) out.push(`income ${income.map((n) => `+${n}`).join(" ")}`);
+    if (income.length) out.push(t("wp.incomeList", { list: income.map((n) => `+${n}`).join(" ") }));
     const tiles = tileCount(player.tiles);
-    if (tiles) out.push(`${tiles} tiles in hand`);
+    if (tiles) out.push(t("wp.tilesInHand", { n: tiles }));
     return out;
   },
 
@@ -995,19 +977,22 @@ Construction: put your tiles on your own empty locations. Identical tiles next t
   onEvent(f, ctx) {
     if (!f || ctx.isSpectator) return;
     const o = seenOffers.get(`${lastRound}:${f.offer}`);
-    let text = null;
+    // a notice says itself when drawn, so that it follows a change of language
+    let say = null;
     let kind = null;
     if (f.kind === "declined" && o && o.author === ctx.seat) {
       kind = "declined";
-      text = `${ctx.name(f.seat)} declined your offer #${f.offer}${Number.isInteger(f.countered) ? ` with counter-offer #${f.countered}` : ""}.`;
+      say = () => (Number.isInteger(f.countered)
+        ? t("wp.declinedCounter", { name: ctx.name(f.seat), id: f.offer, counter: f.countered })
+        : t("wp.declined", { name: ctx.name(f.seat), id: f.offer }));
     } else if (f.kind === "trade" && o && Array.isArray(o.parties) && o.parties.includes(ctx.seat)) {
       // the deal is done: the offer leaves the list, so say so, with what changed hands for this player
       kind = "traded";
-      text = `Trade #${f.offer} done: ${tradeWords(o, ctx)}.`;
+      say = () => t("wp.traded", { id: f.offer, what: tradeWords(o, ctx) });
     }
-    if (!text) return;
-    ui.notices = [...ui.notices.filter((n) => n.id !== f.offer), { id: f.offer, kind, text }];
-    toast(text);
+    if (!say) return;
+    ui.notices = [...ui.notices.filter((n) => n.id !== f.offer), { id: f.offer, kind, say }];
+    toast(say());
     ctx.rerender();
   },
 
