@@ -48,3 +48,27 @@ def test_the_browser_language_chooses_and_the_switch_is_kept(browser: Any, hub: 
     expect(page.locator(card)).to_have_text(f"{counts} players")
     french.check()
     english.check()
+
+
+def test_a_log_line_stored_as_text_is_shown_as_it_was_in_either_language(browser: Any, hub: HubProcess) -> None:
+    """A room stored before log entries were data holds sentences in its log (tests/rules/
+    test_snapshot.py loads such a state): the table shows such a line as the text it was, the seat it
+    names as the player, beside entries of data in the reader's language."""
+    rid = kit.make_room(hub, "symbiose", 2, [0, 1], bot_delay_ms=0)
+    kit.wait_finished(hub, rid)
+    w = kit.new_page(browser, locale="en-US")
+    page = w.page
+    page.goto(f"{hub.url}/#/room/{rid}/watch")
+    page.wait_for_function("() => window.hubDebug.connection.view && window.hubDebug.connection.seq !== null")
+    got = page.evaluate("() => ({seq: window.hubDebug.connection.seq, n: window.hubDebug.connection.view.log.length,"
+                        " name: window.hubDebug.connection.view.players[1].name})")
+    old = "Seat 1 took river 2, a blue frog (2 per snail), for its slot 5, a green fish (3 points)."
+    page.evaluate("(f) => window.hubDebug.connection._onFrame(JSON.stringify(f))",
+                  {"t": "delta", "seq": got["seq"] + 1, "ops": [{"op": "add", "path": "/log/-", "value": old}]})
+    newest = page.locator("[data-testid=log] li").first
+    said = old.replace("Seat 1", got["name"])
+    expect(newest).to_have_text(re.compile(r"^\W*" + re.escape(said) + "$"))  # after the seat's badge
+    page.get_by_test_id("language").select_option("fr")
+    expect(newest).to_have_text(re.compile(r"^\W*" + re.escape(said) + "$"))
+    expect(page.locator("[data-testid=log] li").nth(1)).to_contain_text("Points :")  # the final scores, as data
+    w.check()
