@@ -169,18 +169,25 @@ def wait_for_turn(page: Any, timeout: int = TURN_TIMEOUT_MS, legal: str = LEGAL)
     return not finished(page)
 
 
-def play_move(page: Any, rng: random.Random, clicks: int = 12, legal: str = LEGAL) -> None:
+def play_move(page: Any, rng: random.Random, clicks: int = 12, legal: str = LEGAL,
+              prefer: tuple[str, ...] = ()) -> None:
     """One move of any game's table: click legal things until the view moves on.
 
     A move may take several clicks (a card, then where it goes): each click of something marked
     legal either sends an action (the board is busy until the hub answers) or narrows the choice,
-    which redraws the legal things at once.
+    which redraws the legal things at once. `prefer`: selectors (within `legal`) tried in turn
+    before any legal thing, so that a chosen card goes somewhere rather than being chosen again.
     """
     before = seq(page)
     signature = (f"() => [...document.querySelectorAll('{legal}')]"
                  ".map((e) => e.outerHTML).join()")
     for _ in range(clicks):
         choices = page.locator(f"{legal}:visible")
+        for first in prefer:
+            preferred = page.locator(f"{legal}{first}:visible")
+            if preferred.count():
+                choices = preferred
+                break
         if not choices.count():
             page.wait_for_timeout(100)
         else:
