@@ -12,7 +12,7 @@ import asyncio
 import time
 from typing import Any
 
-from bench import contests, delta_size, fanout, latency, memory, playouts, redis_shard, restart
+from bench import bots, contests, delta_size, fanout, latency, memory, playouts, redis_shard, restart
 from bench.common import Row, bench_line, machine, print_table
 
 
@@ -37,6 +37,7 @@ def main() -> None:
         ("Restart", lambda: restart.run(100 if quick else 500, 5 if quick else 10)),
         ("Memory", lambda: memory.run(1000 if quick else 5000, args.ws, args.loop)),
         ("Rules", lambda: playouts.run(0.5 if quick else 2.0)),
+        ("Bots", lambda: bots.run(20 if quick else 200)),
         ("Contests", lambda: contests.run(500 if quick else 4000)),
         ("Redis shard", lambda: redis_shard.run(1000 if quick else 4000, 2.0 if quick else 6.0,
                                                 3.0 if quick else 6.0)),

@@ -1,0 +1,131 @@
+"""Bots' strength: tournaments between levels, per game, with rotated seats.
+
+    python -m bench.bots [--games 200]
+
+For each game at its usual table size, one seat of a level plays against the others all of another
+level (or random legal play), `--games` games per pairing, the seat that plays the level under test
+rotating from game to game. Every bot sees only its own seat's view (rules/levels.py); contests are
+settled as equal hands would be: at random among the seats that try. A shared victory counts its
+share. Printed: the win share with a 95 % interval (normal approximation), the fair share (one in
+the number of seats) and their ratio; and each level's decision time, p50 and p99, in this process.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import random
+import statistics
+import time
+from typing import Any
+
+from bench.common import Row, bench_line, percentile, print_table
+from rules import levels
+from rules.engine import HUB, IllegalAction
+from rules.registry import GAMES
+
+#: The table size each game is measured at: the one friends most often sit down to (Symbiose's duel,
+#: the others at four).
+USUAL = {"symbiose": 2, "frenzy_falls": 4, "waterfall_park": 4, "frenetic_village": 4}
+#: (the level under test, the level of every other seat); "random" plays any legal move.
+PAIRINGS = [("normal", "easy"), ("normal", "random"), ("easy", "random")]
+#: Goal of the issue: the level under test wins at least this many times its fair share.
+GOAL = {("normal", "easy"): 1.5}
+MAX_STEPS = 20_000
+
+
+def _random_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    legal = view.get("legal") or []
+    return dict(rng.choice(legal)) if legal else None
+
+
+def play(gid: str, seats: int, seed: int, roles: list[str], times: dict[str, list[float]]) -> list[int] | None:
+    """One game with `roles[s]` at seat s; its winners, or None if it did not end within MAX_STEPS."""
+    game = GAMES[gid]
+    state = game.setup(seats, seed, game.check_options(seats, {}))
+    rng = random.Random(seed * 7919 + 1)
+    for _ in range(MAX_STEPS):
+        result = game.result(state)
+        if result is not None:
+            return list(result.get("winners") or [])
+        contest = game.contest(state)
+        if contest is not None:
+            tried = [s for s in contest.eligible if (rng.random() < 0.5 if roles[s] == "random" else
+                     levels.bot_wants(game, game.view(state, s), contest.info, rng, roles[s]))]
+            game.apply(state, HUB, {"type": "contest_result", "key": contest.key,
+                                    "winner": rng.choice(tried) if tried else None})
+            continue
+        movers = [s for s in game.active(state) if game.legal(state, s)]
+        if not movers:
+            return None
+        seat = rng.choice(movers)
+        view = game.view(state, seat)
+        started = time.perf_counter()
+        if roles[seat] == "random":
+            action = _random_action(view, rng)
+        else:
+            action = levels.bot_action(game, view, rng, roles[seat])
+        times.setdefault(roles[seat], []).append(time.perf_counter() - started)
+        if action is None:
+            action = _random_action(view, rng)
+        try:
+            game.apply(state, seat, copy.deepcopy(action))
+        except IllegalAction:  # an offer the others' moves made stale: any legal move instead
+            game.apply(state, seat, _random_action(view, rng))
+    return None
+
+
+def tournament(gid: str, subject: str, others: str, games: int,
+               times: dict[str, list[float]]) -> dict[str, float]:
+    seats = USUAL[gid]
+    credits: list[float] = []
+    unfinished = 0
+    for g in range(games):
+        me = g % seats
+        roles = [subject if s == me else others for s in range(seats)]
+        winners = play(gid, seats, g, roles, times)
+        if winners is None:
+            unfinished += 1
+            continue
+        credits.append(1 / len(winners) if me in winners else 0.0)
+    n = len(credits)
+    share = statistics.fmean(credits) if credits else 0.0
+    half = 1.96 * statistics.pstdev(credits) / math.sqrt(n) if n > 1 else 0.0
+    return {"share": share, "low": max(0.0, share - half), "high": min(1.0, share + half), "fair": 1 / seats,
+            "ratio": share * seats, "games": n, "unfinished": unfinished}
+
+
+def run(games: int = 200) -> tuple[list[Row], dict[str, Any]]:
+    rows: list[Row] = []
+    figures: dict[str, Any] = {}
+    for gid in sorted(USUAL):
+        times: dict[str, list[float]] = {}
+        seats = USUAL[gid]
+        for subject, others in PAIRINGS:
+            t = tournament(gid, subject, others, games, times)
+            goal = GOAL.get((subject, others))
+            unfinished = f", {t['unfinished']:.0f} unfinished" if t["unfinished"] else ""
+            rows.append((f"bots {gid} ({seats} seats): {subject} among {others}, win share", f"{t['share']:.3f}",
+                         f">= {goal:.1f} x fair" if goal else "",
+                         f"95% {t['low']:.3f}-{t['high']:.3f}; fair {t['fair']:.3f}; {t['ratio']:.2f} x fair; "
+                         f"{t['games']:.0f} games{unfinished}"))
+            figures.setdefault("bots", {}).setdefault(gid, {})[f"{subject}_vs_{others}"] = round(t["ratio"], 3)
+        for level in levels.LEVELS:
+            ms = [x * 1000 for x in times.get(level, [])]
+            if ms:
+                rows.append((f"bots {gid}: {level} decision p50 / p99 ms",
+                             f"{statistics.median(ms):.2f} / {percentile(ms, 99):.2f}", "", f"{len(ms)} decisions"))
+    return rows, figures
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench.bots")
+    ap.add_argument("--games", type=int, default=200)
+    args = ap.parse_args()
+    rows, figures = run(args.games)
+    print_table("Bots", rows)
+    print(bench_line(figures))
+
+
+if __name__ == "__main__":
+    main()

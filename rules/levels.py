@@ -1,0 +1,52 @@
+"""How well a bot plays: its level, chosen per bot seat.
+
+A bot sees only its own seat's view, as every bot does, whatever its level; a level only changes
+what it makes of that view. Pure: the choice depends on the view and the random stream alone.
+
+- ``normal``: the game's own heuristic (`Game.bot_action`, `Game.bot_wants`).
+- ``easy``: a beginner. On each decision it plays the normal move only `EASY_CARE` of the time and
+  otherwise any legal move at random (a card thrown away, an offer not made, a Pool chosen
+  blindly), and it goes for a grab only that often too. It always plays legally.
+
+The search level (``strong``) is not offered yet: `LEVELS` lists what a room may ask for.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from rules.engine import Action, Game, View
+
+EASY = "easy"
+NORMAL = "normal"
+#: The levels a bot seat may have, weakest first.
+LEVELS: tuple[str, ...] = (EASY, NORMAL)
+DEFAULT = NORMAL
+#: How often an easy bot plays (or grabs) as the normal one would: measured by bench/bots.py so that
+#: a normal bot wins clearly more than its share against easy ones, and an easy bot still beats
+#: random play.
+EASY_CARE = 0.5
+
+
+def check(level: Any) -> str:
+    """The level named, or ValueError: the rooms' API says which it knows."""
+    if level not in LEVELS:
+        raise ValueError(f"a bot's level is one of {', '.join(LEVELS)}")
+    return str(level)
+
+
+def bot_action(game: Game, view: View, rng: random.Random, level: str = DEFAULT) -> Action | None:
+    """The move of a bot of `level` seeing `view` (None when it has none to make)."""
+    if level == EASY and rng.random() >= EASY_CARE:
+        legal = view.get("legal") or []
+        if legal:
+            return dict(rng.choice(legal))
+    return game.bot_action(view, rng)
+
+
+def bot_wants(game: Game, view: View, info: Mapping[str, Any], rng: random.Random, level: str = DEFAULT) -> bool:
+    """Whether a bot of `level` tries for a contest (a grab): an easy one is slow to see it."""
+    if level == EASY and rng.random() >= EASY_CARE:
+        return False
+    return game.bot_wants(view, info)
