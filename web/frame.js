@@ -548,7 +548,7 @@ export class Frame {
             title: t("presence.unknownWhy") }, ` ? ${t("presence.unknown")}`)
           : [
             p.bot || p.presence === "bot" ? h("span", { key: "bot", class: "bot-tag", "data-testid": `presence-${p.seat}`, "data-presence": "bot" },
-              ` ⚙ ${p.bot ? t("presence.bot") : t("presence.botUntil")}`) : null,
+              ` ⚙ ${p.bot ? botWords(p) : t("presence.botUntil")}`) : null,
             !p.bot && stoodIn(view, p.seat) ? h("span", { key: "stood", class: "stood-in", "data-testid": `stood-in-${p.seat}` },
               ` ⚙ ${t("presence.stoodIn", { n: stoodIn(view, p.seat) })}`) : null,
             p.presence && p.presence !== "bot" ? h(Presence, { key: "p", p, now: () => this.clock() }) : null,
@@ -797,6 +797,12 @@ function perSeatExtras(result) {
   const n = Array.isArray(result.scores) ? result.scores.length : -1;
   return Object.entries(result).filter(([k, v]) => k !== "winners" && k !== "scores" && Array.isArray(v)
     && v.length === n && v.every((x) => typeof x === "number" || typeof x === "string"));
+}
+
+/** A bot seat in the players list: "bot (easy)", by its level (`players[i].bot_level`). */
+function botWords(p) {
+  return p.bot_level && known(`level.${p.bot_level}`)
+    ? t("presence.botLevel", { level: t(`level.${p.bot_level}`) }) : t("presence.bot");
 }
 
 /** How many of a seat's moves a bot made while its player was away (`players[i].stood_in`). */

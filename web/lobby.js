@@ -289,12 +289,15 @@ export function specFor(spec, seats) {
   return own ? { ...spec, ...own } : (spec || {});
 }
 
+/** How well a bot seat plays, weakest first (rules/levels.py); a new bot plays at the normal level. */
+const BOT_LEVELS = ["easy", "normal"];
+
 /** A fresh form for a game: its seats, you at seat 0, no bots, every option at its default. */
 function freshForm(game, seats = null) {
   const n = seats ?? game.min_players;
   const values = {};
   for (const [name, spec] of Object.entries(game.options || {})) values[name] = shown(name, specFor(spec, n).default);
-  return { game: game.id, seats: n, me: 0, bots: new Set(), values };
+  return { game: game.id, seats: n, me: 0, bots: new Set(), levels: {}, values };
 }
 
 /** The form's values for another seat count: an option whose choices depend on it goes to that
@@ -340,7 +343,10 @@ function CreateForm({ games, picked, join, askName }) {
       // Send only what differs from this seat count's default: the hub fills the rest.
       if (value !== undefined && JSON.stringify(value) !== JSON.stringify(spec.default)) options[name] = value;
     }
-    const body = { game: game.id, seats: seatsOf, options, bots: [...bots].sort((a, b) => a - b) };
+    // a normal bot is its seat alone; another level says so (docs/protocol.md)
+    const levelOf = (s) => (form.levels || {})[s] || "normal";
+    const body = { game: game.id, seats: seatsOf, options,
+      bots: [...bots].sort((a, b) => a - b).map((s) => (levelOf(s) === "normal" ? s : { seat: s, level: levelOf(s) })) };
     try {
       const room = await api("POST", "/api/rooms", body);
       if (me === null) location.hash = `#/room/${encodeURIComponent(room.room)}/watch`;
@@ -368,7 +374,11 @@ function CreateForm({ games, picked, join, askName }) {
           if (e.currentTarget.checked) next.add(s); else next.delete(s);
           set({ bots: next });
         } }),
-      h("span", {}, t(on ? "form.seatBot" : "form.seatFree", { seat: s }))));
+      h("span", {}, t(on ? "form.seatBot" : "form.seatFree", { seat: s })),
+      on ? h("select", { class: "bot-level", "data-testid": `bot-level-${s}`, "aria-label": t("form.botLevel", { seat: s }),
+        value: (form.levels || {})[s] || "normal",
+        onchange: (e) => set({ levels: { ...(form.levels || {}), [s]: e.currentTarget.value } }) },
+      BOT_LEVELS.map((lv) => h("option", { key: lv, value: lv }, t(`level.${lv}`)))) : null));
   }
 
   return h("form", { class: "create card", "data-testid": "create-form", onsubmit: create },

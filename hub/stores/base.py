@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.metrics import Metrics
@@ -50,6 +50,7 @@ class Finished:
     bots: list[int]
     names: list[str | None]
     token_hashes: list[str | None]
+    levels: dict[int, str] = field(default_factory=dict)  # the bots' that are not normal
 
     def seat_of(self, token: str) -> int | None:
         found = None
@@ -63,7 +64,7 @@ def finished_of(room: Any) -> Finished:
     """A held room's Finished (hub.tables.room.Room)."""
     return Finished(room.status, room.game.id, len(room.seats), {**room.options, **room.hub_options},
                     [s.index for s in room.seats if s.bot], [s.name for s in room.seats],
-                    [s.token_hash for s in room.seats])
+                    [s.token_hash for s in room.seats], {s.index: s.level for s in room.seats if s.bot})
 
 
 class Grabs(Protocol):
@@ -246,7 +247,8 @@ class Store(abc.ABC):
             raise RoomError("unauthorized", "this token holds no seat of that room", 403)
 
         async def make() -> str:
-            made = await self.create(fin.game, fin.seats, fin.options, fin.bots, "", again=True)
+            bots = [{"seat": b, "level": fin.levels.get(b, "normal")} for b in fin.bots]
+            made = await self.create(fin.game, fin.seats, fin.options, bots, "", again=True)
             nxt = str(made["room"])
             for i, (player, held) in enumerate(zip(fin.names, fin.token_hashes, strict=True)):
                 if player is not None and held is not None and i not in fin.bots:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from hub.tables.audience import audience_key
 from hub.tables.seat import PLAYING
+from rules import levels
 
 if TYPE_CHECKING:
     from hub.tables.table import Table
@@ -79,7 +80,8 @@ class Bots:
             self.handles[seat] = room.rooms.loop_call_later(0.01, self.move, seat)
             return
         view = room.audiences[audience_key(seat)].view or {}
-        action = room.game.bot_action(view, room.rng)
+        s = room.seats[seat]
+        action = levels.bot_action(room.game, view, room.rng, s.level if s.bot else levels.NORMAL)
         if action is None:
             legal = room.game.legal(room.state, seat)
             action = legal[0] if legal else None

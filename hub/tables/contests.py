@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from hub.logs import log
 from hub.tables import arbitration as arb
+from rules import levels
 from rules.engine import HUB, Contest
 
 if TYPE_CHECKING:
@@ -228,7 +229,8 @@ class ContestRunner:
         assert op is not None
         room = self.room
         view = room.audiences[f"s{seat}"].view or {}
-        if not room.game.bot_wants(view, op.contest.info):
+        s = room.seats[seat]
+        if not levels.bot_wants(room.game, view, op.contest.info, room.rng, s.level if s.bot else levels.NORMAL):
             return
         reaction = room.rng.lognormvariate(BOT_REACTION_MU, BOT_REACTION_SIGMA)
         if reaction >= self.params.window_ms:

@@ -38,6 +38,7 @@ from hub.tables.frames import Encoded
 from hub.tables.room import STAND_IN, Room
 from hub.tables.seat import FINISHED, PLAYING, epoch_ms
 from rules import snapshot as plain
+from rules.levels import NORMAL
 from rules.registry import GAMES
 
 if TYPE_CHECKING:
@@ -72,10 +73,19 @@ class Restored:
     recent: list[list[Any]]     # [id, value] of actions and joins recently applied, oldest first
 
 
+def levels_of(rec: dict[str, Any]) -> dict[int, str]:
+    """The levels of a record's bots that are not normal (none in records older than levels)."""
+    got = rec.get("bot_levels") or {}
+    return {int(s): str(lv) for s, lv in got.items()} if isinstance(got, dict) else {}
+
+
 def record_of(room: Room, created_ms: int) -> bytes:
     rec = {"game": room.game.id, "seats": len(room.seats), "options": room.options,
            "hub_options": room.hub_options, "seed": room.seed,
            "bots": [s.index for s in room.seats if s.bot], "created": created_ms}
+    chosen = {str(s.index): s.level for s in room.seats if s.bot and s.level != NORMAL}
+    if chosen:  # absent when every bot is normal, as in records made before bots had levels
+        rec["bot_levels"] = chosen
     if room.again:  # a next game: whichever process holds it after a restart seats its bots in time
         rec["again"] = True
     return pack(rec)
@@ -170,6 +180,9 @@ def restore(house: House, rid: str, rec_b: bytes, snap_b: bytes, entries: list[t
         raise Unreadable(f"room {rid}: {e}") from None
     for seat, (name, th, bot) in zip(room.seats, snap["seats"], strict=True):
         seat.name, seat.token_hash, seat.bot = name, th, bool(bot)
+    for index, level in levels_of(rec).items():
+        if 0 <= index < len(room.seats):
+            room.seats[index].level = level
     room.status, room.deadline, room.actions = snap["status"], snap["deadline"], int(snap["actions"])
     room.log = [(seat, action) for seat, action in snap.get("log") or []]
     for index in snap.get("stood") or []:
@@ -197,7 +210,7 @@ def rebuild(house: House, rid: str, rec_b: bytes, entries: list[tuple[int, bytes
     rec = read_record(rec_b)
     game = GAMES[rec["game"]]
     room = Room(_Held(house), rid, game, int(rec["seats"]), rec["options"], rec["hub_options"],
-                int(rec["seed"]), [int(b) for b in rec.get("bots") or []])
+                int(rec["seed"]), [int(b) for b in rec.get("bots") or []], levels_of(rec))
     room.rooms = house
     # copies: the audiences of one change share what they see alike, and entries patch them in place
     views = {key: [aud.seq, aud.view if fresh_views else unpack(pack(aud.view))]

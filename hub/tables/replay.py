@@ -25,6 +25,8 @@ def spectator_view(room: Room, state: Any, stood_in: list[int] | None = None,
         if isinstance(p, dict) and isinstance(p.get("seat"), int) and 0 <= p["seat"] < len(room.seats):
             p["name"] = room.seats[p["seat"]].name
             p["bot"] = room.seats[p["seat"]].bot
+            if room.seats[p["seat"]].bot:
+                p["bot_level"] = room.seats[p["seat"]].level
             if stood_in and stood_in[p["seat"]]:
                 p["stood_in"] = stood_in[p["seat"]]
     view["deadline"] = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hub.logs import log
@@ -29,6 +29,7 @@ from hub.tables.seat import BOT_NAMES, FINISHED, PLAYING, WAITING, RoomError, Se
 from hub.tables.views import compose
 from hub.tokens import hash_token, matches, new_token
 from rules.engine import Game, IllegalAction, declares_contests
+from rules.levels import NORMAL
 
 if TYPE_CHECKING:
     from hub.tables.peer import Peer
@@ -45,12 +46,14 @@ class Room:
     and timed contests (`contests`)."""
 
     def __init__(self, rooms: House, rid: str, game: Game, seats: int, options: dict[str, Any],
-                 hub_options: dict[str, Any], seed: int, bots: list[int]) -> None:
+                 hub_options: dict[str, Any], seed: int, bots: list[int],
+                 levels: Mapping[int, str] | None = None) -> None:
         self._fields(rooms, rid, game, seats, options, hub_options, seed)
         self.state: Any = game.setup(seats, seed, options)
         for b in bots:
             self.seats[b].name = BOT_NAMES[b % len(BOT_NAMES)]
             self.seats[b].bot = True
+            self.seats[b].level = (levels or {}).get(b, NORMAL)
         self.refresh()
         if all(s.name is not None for s in self.seats):
             self.start()

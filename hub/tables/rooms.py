@@ -15,7 +15,9 @@ from hub.settings import Settings
 from hub.tables.room import Room
 from hub.tables.seat import FINISHED, PLAYING, WAITING, RoomError
 from hub.tokens import new_room_id
+from rules import levels
 from rules.engine import Game, IllegalAction, Option, declares_contests
+from rules.levels import NORMAL
 from rules.registry import GAMES
 
 if TYPE_CHECKING:
@@ -99,11 +101,7 @@ class Rooms:
             options = {}
         if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
             raise RoomError("bad_option", "options must be a map of names to values")
-        if bots is None:
-            bots = []
-        if (not isinstance(bots, list) or len(set(map(repr, bots))) != len(bots)
-                or not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < seats for b in bots)):
-            raise RoomError("bad_bots", f"bots must list distinct seats 0..{seats - 1}")
+        bot_seats, levels = bot_specs(bots, seats)
         specs = hub_options(self.settings, game)
         hub_opts = check_hub_options(specs, options)
         game_given = {k: v for k, v in options.items() if k not in specs}
@@ -116,9 +114,9 @@ class Rooms:
         self._rate_limit(ip)
         rid = new_room_id()
         seed = secrets.randbits(63)
-        room = Room(self, rid, game, seats, game_opts, hub_opts, seed, sorted(bots))
+        room = Room(self, rid, game, seats, game_opts, hub_opts, seed, bot_seats, levels)
         room.again = again
-        log(logger, logging.INFO, "room created", room=rid, game=game.id, seats=seats, bots=len(bots))
+        log(logger, logging.INFO, "room created", room=rid, game=game.id, seats=seats, bots=len(bot_seats))
         return room
 
     def _rate_limit(self, ip: str) -> None:
@@ -221,3 +219,22 @@ class Rooms:
             counts[room.status] += 1
         for status, n in counts.items():
             self.metrics.rooms.labels(status).set(n)
+
+
+def bot_specs(bots: Any, seats: int) -> tuple[list[int], dict[int, str]]:
+    """The bot seats a room is made with, and the level of each that is not normal: `bots` lists
+    seats (normal bots) or `{"seat": n, "level": "easy"}` (docs/protocol.md)."""
+    if bots is None:
+        bots = []
+    if not isinstance(bots, list):
+        raise RoomError("bad_bots", f"bots must list distinct seats 0..{seats - 1}")
+    chosen: dict[int, str] = {}
+    for b in bots:
+        seat, level = (b.get("seat"), b.get("level", NORMAL)) if isinstance(b, dict) else (b, NORMAL)
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < seats or seat in chosen:
+            raise RoomError("bad_bots", f"bots must list distinct seats 0..{seats - 1}")
+        try:
+            chosen[seat] = levels.check(level)
+        except ValueError as e:
+            raise RoomError("bad_bots", str(e)) from None
+    return sorted(chosen), {s: lv for s, lv in chosen.items() if lv != NORMAL}

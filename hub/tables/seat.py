@@ -34,6 +34,7 @@ class Seat:
     holder: str | None = None         # with Redis: the process and connection that hold the seat
     dropped_at: float | None = None   # monotonic time the player's connection went away
     stand_in: bool = False            # a bot plays for a player who left, until they come back
+    level: str = "normal"             # how well the seat's bot plays (rules/levels.py); a stand-in's is normal
 
     def here(self) -> bool:
         return self.conn is not None or self.holder is not None

@@ -28,6 +28,8 @@ def compose(room: Table, view: dict[str, Any], seat: int | None,
         s = seats[p["seat"]]
         p["name"] = s.name
         p["bot"] = s.bot
+        if s.bot:
+            p["bot_level"] = s.level
         if stood_in[p["seat"]]:
             p["stood_in"] = stood_in[p["seat"]]
         if clock.banked:

@@ -403,3 +403,28 @@ def test_an_abandoned_game_is_marked_so_in_the_lobby_and_the_history(browser: An
         w.check()
     finally:
         hub.stop()
+
+
+def test_a_bot_seats_level_is_chosen_in_the_form_and_shown_at_the_table(browser: Any, hub: HubProcess) -> None:
+    """Each bot box offers a level (normal unless changed); the room is made with it, and the players
+    list says which level each bot plays at."""
+    w = kit.new_page(browser)
+    page = w.page
+    page.goto(hub.url + "/#/")
+    page.get_by_test_id("name").fill("Host")
+    page.get_by_test_id("new-game").select_option("symbiose")
+    page.get_by_test_id("new-seats").select_option("3")
+    expect(page.get_by_test_id("bot-level-1")).to_have_count(0)  # only a bot seat has a level
+    page.get_by_test_id("bot-1").check()
+    page.get_by_test_id("bot-2").check()
+    expect(page.get_by_test_id("bot-level-1")).to_have_value("normal")
+    page.get_by_test_id("bot-level-2").select_option("easy")
+    with page.expect_request(lambda r: r.url.endswith("/api/rooms") and r.method == "POST") as made:
+        page.get_by_test_id("create").click()
+    assert json.loads(made.value.post_data or "{}")["bots"] == [1, {"seat": 2, "level": "easy"}]
+    page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
+    expect(page.get_by_test_id("presence-1")).to_have_text(re.compile(r"bot \(normal\)"))
+    expect(page.get_by_test_id("presence-2")).to_have_text(re.compile(r"bot \(easy\)"))
+    page.get_by_test_id("language").select_option("fr")
+    expect(page.get_by_test_id("presence-2")).to_have_text(re.compile(r"bot \(facile\)"))
+    w.check()

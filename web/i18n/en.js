@@ -873,6 +873,10 @@ const ui = {
   "wp.declined": "{name} declined your offer #{id}.",
   "wp.traded": "Trade #{id} done: {what}.",
   "summary.waterfall_park": "Four rounds, and in each everyone plays at the same time. Preparation: you get a few Location cards; discard 2 and keep the rest. The kept cards put your bases (your colour and symbol) on those locations of the park, and you receive Attraction tiles.\n\nExchange: trade anything with anyone — locations (even built ones), unbuilt tiles, coins. Compose an offer by clicking locations on the board and tiles in front of the players, add coins, and send it; it happens the moment every party has accepted. Press Ready when you are done; a new offer for you, or any trade, asks you again.\n\nConstruction: put your tiles on your own empty locations. Identical tiles next to each other form an attraction, complete at its size (3, 4 or 5, shown beside each name). Income: an incomplete attraction of 1/2/3/4 tiles pays 1/3/5/7 coins, a complete one of 3/4/5 pays 6/9/12, every round from now on. Tiles never move once built. After round 4 the most coins wins (ties: most tiles on the board).",
+  "form.botLevel": "Level of the bot at seat {seat}",
+  "level.easy": "easy",
+  "level.normal": "normal",
+  "presence.botLevel": "bot ({level})",
 };
 
 export default {

@@ -894,6 +894,10 @@ const ui = {
   "wp.declined": "{name} a refusé votre offre n° {id}.",
   "wp.traded": "Échange n° {id} fait : {what}.",
   "summary.waterfall_park": "Quatre manches, et dans chacune tout le monde joue en même temps. Préparation : vous recevez quelques cartes Emplacement ; défaussez-en 2 et gardez les autres. Les cartes gardées posent vos bases (votre couleur et votre symbole) sur ces emplacements du parc, et vous recevez des tuiles Attraction.\n\nÉchanges : échangez tout avec tout le monde — emplacements (même construits), tuiles non construites, pièces. Composez une offre en cliquant des emplacements sur le plateau et des tuiles devant les joueurs, ajoutez des pièces, et envoyez-la ; elle se fait dès que toutes les parties l’ont acceptée. Appuyez sur Prêt quand vous avez fini ; une nouvelle offre pour vous, ou tout échange, vous redemande.\n\nConstruction : posez vos tuiles sur vos propres emplacements vides. Des tuiles identiques côte à côte forment une attraction, complète à sa taille (3, 4 ou 5, indiquée à côté de chaque nom). Revenus : une attraction incomplète de 1/2/3/4 tuiles rapporte 1/3/5/7 pièces, une complète de 3/4/5 rapporte 6/9/12, à chaque manche à partir de maintenant. Une tuile construite ne bouge plus. Après la manche 4, le plus de pièces gagne (à égalité : le plus de tuiles sur le plateau).",
+  "form.botLevel": "Niveau du bot à la place {seat}",
+  "level.easy": "facile",
+  "level.normal": "normal",
+  "presence.botLevel": "bot ({level})",
 };
 
 export default {

@@ -32,7 +32,7 @@ async def finished(server: Server, rid: str) -> Finished | None:
     hashes = json.loads(tokens) if tokens else [None] * int(rec["seats"])
     return Finished(str(meta["status"]), str(rec["game"]), int(rec["seats"]),
                     {**rec.get("options", {}), **rec.get("hub_options", {})}, list(rec.get("bots", [])),
-                    list(meta["names"]), hashes)
+                    list(meta["names"]), hashes, persist.levels_of(rec))
 
 
 async def next_of(server: Server, rid: str) -> str | None:

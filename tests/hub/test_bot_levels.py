@@ -1,0 +1,69 @@
+"""A bot seat's level, asked when the room is made (`bots: [{"seat", "level"}]`, docs/protocol.md):
+refused when unknown, shown in every view and in the replay, kept in the room's record across a
+restart and into the next game, and played: a room of easy and normal bots plays to its end."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from tests.conftest import HubProcess
+from tests.hub.test_play_again import finished_room
+from tests.hub.wsclient import http, snapshot
+
+pytestmark = pytest.mark.asyncio
+
+
+def make(hub: HubProcess, bots: Any, game: str = "symbiose", seats: int = 2) -> tuple[int, Any]:
+    return http(hub.url, "POST", "/api/rooms", {"game": game, "seats": seats, "options": {"bot_delay_ms": 0},
+                                                "bots": bots})
+
+
+async def test_an_unknown_level_or_a_bad_seat_is_refused_and_makes_nothing(hub: HubProcess) -> None:
+    before = http(hub.url, "GET", "/api/rooms")[1]
+    for bots in ([{"seat": 1, "level": "strong"}], [{"seat": 1, "level": 3}], [{"seat": 5, "level": "easy"}],
+                 [{"level": "easy"}], [1, {"seat": 1, "level": "easy"}], "1"):
+        status, body = make(hub, bots)
+        assert status == 400 and body["error"] == "bad_bots", (bots, body)
+    assert len(http(hub.url, "GET", "/api/rooms")[1]) == len(before)
+
+
+async def test_each_bots_level_is_in_the_view_and_the_replay(hub: HubProcess) -> None:
+    status, made = make(hub, [{"seat": 0, "level": "easy"}, 1])
+    assert status == 201, made
+    rid = made["room"]
+    _, view = await snapshot(hub.url, rid)
+    by_seat = {p["seat"]: p for p in view["players"]}
+    assert by_seat[0]["bot_level"] == "easy" and by_seat[1]["bot_level"] == "normal"
+    deadline = time.monotonic() + 30
+    while http(hub.url, "GET", f"/api/rooms/{rid}")[1]["status"] != "finished":
+        assert time.monotonic() < deadline, "a room of an easy and a normal bot plays to its end"
+        time.sleep(0.1)
+    status, replay = http(hub.url, "GET", f"/api/rooms/{rid}/replay")
+    assert status == 200
+    assert [p["bot_level"] for p in replay["view"]["players"]] == ["easy", "normal"]
+
+
+async def test_the_level_is_kept_across_a_restart(tmp_path: Any) -> None:
+    args = ["--bot-delay-ms", "60000", "--rooms-per-ip-per-min", "0", "--db", str(tmp_path / "hub.sqlite3")]
+    h = HubProcess(*args).start()
+    try:
+        status, made = make(h, [{"seat": 1, "level": "easy"}])
+        assert status == 201, made
+    finally:
+        h.kill()
+    h = HubProcess(*args).start()
+    try:
+        _, view = await snapshot(h.url, made["room"])
+        assert [p.get("bot_level") for p in view["players"]] == [None, "easy"]
+    finally:
+        h.stop()
+
+
+async def test_the_next_game_keeps_each_bots_level(hub: HubProcess) -> None:
+    rid, tokens = await finished_room(hub, [{"seat": 2, "level": "easy"}])  # type: ignore[list-item]
+    status, body = http(hub.url, "POST", f"/api/rooms/{rid}/again", {"token": tokens[0]})
+    assert status == 200, body
+    _, view = await snapshot(hub.url, body["room"])
+    assert [p.get("bot_level") for p in view["players"]] == [None, None, "easy"]
