@@ -799,9 +799,12 @@ function perSeatExtras(result) {
     && v.length === n && v.every((x) => typeof x === "number" || typeof x === "string"));
 }
 
-/** A bot seat in the players list: "bot (easy)", by its level (`players[i].bot_level`). */
+/**
+ * A bot seat in the players list: "bot", or "bot (easy)" when its level (`players[i].bot_level`) is
+ * not the normal one, which most bots play at (the list stays one line a seat in a narrow column).
+ */
 function botWords(p) {
-  return p.bot_level && known(`level.${p.bot_level}`)
+  return p.bot_level && p.bot_level !== "normal" && known(`level.${p.bot_level}`)
     ? t("presence.botLevel", { level: t(`level.${p.bot_level}`) }) : t("presence.bot");
 }
 

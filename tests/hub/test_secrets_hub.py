@@ -40,12 +40,15 @@ from hub.edge.app import create_app
 from hub.settings import Settings
 from hub.tables.room import Room
 from rules.engine import declares_contests
+from rules.levels import LEVELS
 from rules.registry import GAMES
 from tests.hub.wsclient import Client, http, join, new_room, settle
 
-HUB_PLAYER_KEYS = {"name", "bot", "bank_ms", "presence", "grace_until"}
+HUB_PLAYER_KEYS = {"name", "bot", "bot_level", "bank_ms", "presence", "grace_until"}
 #: the words of `presence`: who is here is the hub's to say, not the engine's
 PRESENCE_WORDS = {"here", "away", "bot", "empty"}
+#: the words of `bot_level`: how well a hub bot plays is the hub's to say (rules/levels.py)
+LEVEL_WORDS = set(LEVELS)
 TABLES: list[tuple[str, int]] = [("symbiose", 4), ("frenzy_falls", 3), ("waterfall_park", 3),
                                  ("frenetic_village", 3)]  # bench/soak.py plays many more, without the white box
 MAX_STEPS = 600
@@ -179,7 +182,7 @@ def check_client(c: Client, rid: str, key: str, recorder: Recorder, seat_names: 
         engine, sent = record[seq]
         assert view == sent, f"{key} at seq {seq}: the client's view is not its audience's"
         assert without_hub_keys(view) == without_hub_keys(engine), f"{key} at seq {seq}: not the engine's view"
-        extra = mentioned - strings(engine, set()) - seat_names - HUB_PLAYER_KEYS - PRESENCE_WORDS
+        extra = mentioned - strings(engine, set()) - seat_names - HUB_PLAYER_KEYS - PRESENCE_WORDS - LEVEL_WORDS
         assert not extra, f"{key} at seq {seq}: a frame mentions {sorted(extra)[:5]} that the engine view lacks"
         checked += 1
     return checked

@@ -407,7 +407,7 @@ def test_an_abandoned_game_is_marked_so_in_the_lobby_and_the_history(browser: An
 
 def test_a_bot_seats_level_is_chosen_in_the_form_and_shown_at_the_table(browser: Any, hub: HubProcess) -> None:
     """Each bot box offers a level (normal unless changed); the room is made with it, and the players
-    list says which level each bot plays at."""
+    list names a bot's level where it is not the normal one."""
     w = kit.new_page(browser)
     page = w.page
     page.goto(hub.url + "/#/")
@@ -423,7 +423,7 @@ def test_a_bot_seats_level_is_chosen_in_the_form_and_shown_at_the_table(browser:
         page.get_by_test_id("create").click()
     assert json.loads(made.value.post_data or "{}")["bots"] == [1, {"seat": 2, "level": "easy"}]
     page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
-    expect(page.get_by_test_id("presence-1")).to_have_text(re.compile(r"bot \(normal\)"))
+    expect(page.get_by_test_id("presence-1")).to_have_text(re.compile(r"⚙ bot$"))
     expect(page.get_by_test_id("presence-2")).to_have_text(re.compile(r"bot \(easy\)"))
     page.get_by_test_id("language").select_option("fr")
     expect(page.get_by_test_id("presence-2")).to_have_text(re.compile(r"bot \(facile\)"))
