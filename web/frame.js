@@ -788,7 +788,7 @@ export class Frame {
     return h("details", { class: "summary card", "data-testid": "summary", open: this.summaryOpen, ref: this.summaryRef,
       ontoggle: (e) => { this.summaryOpen = e.currentTarget.open; } },
     h("summary", {}, t("frame.howToPlay", { game: this.title || "" })),
-    String(known(`summary.${this.modGame}`) ? t(`summary.${this.modGame}`) : this.mod.summary).split(/\n\s*\n/).map((p, i) => h("p", { key: i }, p.trim())));
+    String(this.mod.summary).split(/\n\s*\n/).map((p, i) => h("p", { key: i }, p.trim())));
   }
 }
 

@@ -70,6 +70,11 @@ export function t(key, vars = {}) {
   return String(text).replace(/\{(\w+)\}/g, (_, k) => (vars[k] === undefined ? "" : String(vars[k])));
 }
 
+/** The words of `key`, or `id` itself where no language file has any (a kind the client does not know). */
+export function wordOr(key, id) {
+  return known(key) ? t(key) : String(id ?? "?");
+}
+
 /** Whether a key has words (an option or a choice the client has no words for shows its own name). */
 export function known(key) {
   return en.ui[key] !== undefined;

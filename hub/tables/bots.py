@@ -80,8 +80,8 @@ class Bots:
             self.handles[seat] = room.rooms.loop_call_later(0.01, self.move, seat)
             return
         view = room.audiences[audience_key(seat)].view or {}
-        s = room.seats[seat]
-        action = levels.bot_action(room.game, view, room.rng, s.level if s.bot else levels.NORMAL)
+        # a stand-in's seat is a player's, whose level is never set: it plays at the normal one
+        action = levels.bot_action(room.game, view, room.rng, room.seats[seat].level)
         if action is None:
             legal = room.game.legal(room.state, seat)
             action = legal[0] if legal else None

@@ -229,8 +229,7 @@ class ContestRunner:
         assert op is not None
         room = self.room
         view = room.audiences[f"s{seat}"].view or {}
-        s = room.seats[seat]
-        if not levels.bot_wants(room.game, view, op.contest.info, room.rng, s.level if s.bot else levels.NORMAL):
+        if not levels.bot_wants(room.game, view, op.contest.info, room.rng, room.seats[seat].level):
             return
         reaction = room.rng.lognormvariate(BOT_REACTION_MU, BOT_REACTION_SIGMA)
         if reaction >= self.params.window_ms:

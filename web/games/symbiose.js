@@ -6,16 +6,14 @@
 // swap is two, first a river card, then one of the pond slots the legal list pairs it with.
 
 import { h } from "../ui.js";
-import { catalogueCard, known, listText, t } from "../words.js";
+import { catalogueCard, known, listText, t, wordOr } from "../words.js";
 
 const COLOURS = { blue: { sym: "◆" }, green: { sym: "▲" }, orange: { sym: "●" }, purple: { sym: "★" } };
 const TEAM_MARKS = ["◆ A", "▲ B"];
 const COLUMN_KEYS = ["sym.colLeft", "sym.colCentre", "sym.colCentre", "sym.colRight"];
 
-/** A word of the game by its key in the language files, else the id itself (a kind the client does not know). */
-const said = (key, id) => (known(key) ? t(key) : String(id ?? "?"));
-const colourWord = (c) => said(`sym.colour.${c}`, c);
-const animalWord = (a) => said(`sym.animal.${a}`, a);
+const colourWord = (c) => wordOr(`sym.colour.${c}`, c);
+const animalWord = (a) => wordOr(`sym.animal.${a}`, a);
 const teamName = (i) => t("sym.team", { team: TEAM_MARKS[i] || String(i) });
 
 // The river card chosen for a swap, until a pond slot completes it. Kept per seat and round so a

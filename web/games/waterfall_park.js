@@ -23,7 +23,7 @@
 
 import { h, stylesheet, toast, announce } from "../ui.js";
 import { playerTag } from "../frame.js";
-import { known, listText, t } from "../words.js";
+import { known, listText, t, wordOr } from "../words.js";
 
 // The table's own styles live beside it, loaded once with the module.
 await stylesheet(new URL("./waterfall_park.css", import.meta.url).href, "waterfall_park");
@@ -35,13 +35,11 @@ const CODES = {
   "Ghost Train": "Gh", Carousel: "Ca", "Bowling Alley": "Bo",
   Theater: "Th", Circus: "Ci", Pool: "Po",
 };
-/** A word of the game by its key, else the id itself (a name the client has no words for). */
-const said = (key, id) => (known(key) ? t(key) : String(id ?? "?"));
-const phaseName = (phase) => said(`wp.phaseName.${phase}`, phase);
+const phaseName = (phase) => wordOr(`wp.phaseName.${phase}`, phase);
 /** An attraction by its name in the reader's language (the engine names kinds in English). */
-const tileName = (name) => said(`wp.tile.${name}`, name);
-const colourName = (c) => said(`colour.${String(c ?? "").toLowerCase()}`, c);
-const symbolName = (s) => said(`symbol.${s}`, s);
+const tileName = (name) => wordOr(`wp.tile.${name}`, name);
+const colourName = (c) => wordOr(`colour.${String(c ?? "").toLowerCase()}`, c);
+const symbolName = (s) => wordOr(`symbol.${s}`, s);
 const youOr = (ctx, seat) => (seat === ctx.seat ? t("sym.you") : ctx.name(seat));
 
 // Local choices that are not yet actions: the two cards picked for the discard, the tile kind
