@@ -16,7 +16,7 @@ COUNTS = {"symbiose": "2,3,4", "frenzy_falls": "2,3,6", "waterfall_park": "3,4,5
 
 
 #: Frenetic Village may never end under random play and each discard opens a timed contest, so the
-#: checker plays a bounded stretch of it (a shorter grab window keeps that stretch short).
+#: checker plays a bounded stretch of it (the shortest grab window a room may have keeps it short).
 STEPS = {"frenetic_village": 150}
 
 
@@ -25,7 +25,7 @@ def test_conformance(hub_factory: Any, game: str) -> None:
     need(CHECKER.exists(), f"the conformance checker at {CHECKER}")
     if game not in GAMES:
         pytest.fail(f"{game} is not registered")
-    h = hub_factory("--verify-deltas", "--grab-window-ms", "400").start()
+    h = hub_factory("--verify-deltas", "--grab-window-ms", "300").start()
     run = subprocess.run([sys.executable, str(CHECKER), h.url, "--seed", "7", "--steps", str(STEPS.get(game, 3000)),
                           "--games", f"{game}:{COUNTS[game]}"],
                          cwd=CHECKER.parent, capture_output=True, text=True, timeout=900)

@@ -493,7 +493,7 @@ def test_the_park_reads_and_taps_on_a_phone(browser: Any, hub: HubProcess) -> No
     cell = page.locator(f"{BOARD} [data-testid=wp-cell][data-compose=true][data-owner='1']").first
     n = int(cell.get_attribute("data-n") or 0)
     pressed = page.locator(f"{BOARD} [data-testid=wp-cell][data-n='{n}']")
-    for _ in range(3):
+    for _ in range(6):
         # the bots' offers come and go above the park meanwhile and move it: measure, then tap at once
         cell.evaluate("(e) => e.scrollIntoView({ block: 'center' })")
         box = cell.bounding_box()
@@ -502,9 +502,11 @@ def test_the_park_reads_and_taps_on_a_phone(browser: Any, hub: HubProcess) -> No
         if not cell.evaluate("(e, [x, y]) => e.contains(document.elementFromPoint(x, y))", [x, y]):
             continue
         page.mouse.click(x, y)  # a tap where it is: no scrolling
-        if pressed.get_attribute("aria-pressed") == "true" or page.wait_for_timeout(300) or (
-                pressed.get_attribute("aria-pressed") == "true"):
+        try:  # wait for the press to show before tapping again: a second tap would take it back
+            expect(pressed).to_have_attribute("aria-pressed", "true", timeout=2000)
             break
+        except AssertionError:
+            continue
     expect(pressed).to_have_attribute("aria-pressed", "true")
     # A tap measured just before the park moved lands on the location beside it: take that one back out.
     for other in page.evaluate(PRESSED_CELLS):
