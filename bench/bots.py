@@ -1,22 +1,28 @@
 """Bots' strength: tournaments between levels, per game, with rotated seats.
 
-    python -m bench.bots [--games 200]
+    python -m bench.bots [--games 200] [--think-ms 300] [--jobs 2]
 
 For each game at its usual table size, one seat of a level plays against the others all of another
 level (or random legal play), `--games` games per pairing, the seat that plays the level under test
-rotating from game to game. Every bot sees only its own seat's view (rules/levels.py); contests are
-settled as equal hands would be: at random among the seats that try. A shared victory counts its
-share. Printed: the win share with a 95 % interval (normal approximation), the fair share (one in
-the number of seats) and their ratio; and each level's decision time, p50 and p99, in this process.
+rotating from game to game. A strong bot searches for `--think-ms` of wall time a decision, as
+the hub's default budget lets it; games run `--jobs` at a time, one process each (one a core, so
+that a search's budget buys what it buys in the hub's pool of workers). Every bot sees only its own
+seat's view (rules/levels.py); contests are settled as equal hands would be: at random among the
+seats that try. A shared victory counts its share. Printed: the win share with a 95 % interval
+(normal approximation), the fair share (one in the number of seats) and their ratio; and each
+level's decision time, p50 and p99.
 """
 from __future__ import annotations
 
 import argparse
 import copy
 import math
+import multiprocessing
+import os
 import random
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bench.common import Row, bench_line, percentile, print_table
@@ -28,15 +34,22 @@ from rules.registry import GAMES
 #: the others at four).
 USUAL = {"symbiose": 2, "frenzy_falls": 4, "waterfall_park": 4, "frenetic_village": 4}
 #: (the level under test, the level of every other seat); "random" plays any legal move.
-PAIRINGS = [("normal", "easy"), ("normal", "random"), ("easy", "random")]
+PAIRINGS = [("strong", "normal"), ("normal", "easy"), ("strong", "random"), ("normal", "random"),
+            ("easy", "random")]
 #: Goal of the issue: the level under test wins at least this many times its fair share.
-GOAL = {("normal", "easy"): 1.5}
+GOAL = {("normal", "easy"): 1.5, ("strong", "normal"): 1.5}
+#: A strong bot's budget a decision, in seconds (`--think-ms`).
+THINK_S = 0.3
 MAX_STEPS = 20_000
 
 
 def _random_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
     legal = view.get("legal") or []
     return dict(rng.choice(legal)) if legal else None
+
+
+def _stop_at(until: float) -> Callable[[], bool]:
+    return lambda: time.perf_counter() >= until
 
 
 def play(gid: str, seats: int, seed: int, roles: list[str], times: dict[str, list[float]]) -> list[int] | None:
@@ -63,6 +76,8 @@ def play(gid: str, seats: int, seed: int, roles: list[str], times: dict[str, lis
         started = time.perf_counter()
         if roles[seat] == "random":
             action = _random_action(view, rng)
+        elif roles[seat] == levels.STRONG:
+            action = levels.bot_action(game, view, rng, levels.STRONG, stop=_stop_at(started + THINK_S))
         else:
             action = levels.bot_action(game, view, rng, roles[seat])
         times.setdefault(roles[seat], []).append(time.perf_counter() - started)
@@ -75,19 +90,35 @@ def play(gid: str, seats: int, seed: int, roles: list[str], times: dict[str, lis
     return None
 
 
+def _one(job: tuple[str, str, str, int]) -> tuple[float | None, dict[str, list[float]]]:
+    """Game `g` of a tournament: the tested seat's credit (None if it did not end), and the times."""
+    gid, subject, others, g = job
+    seats = USUAL[gid]
+    me = g % seats
+    roles = [subject if s == me else others for s in range(seats)]
+    times: dict[str, list[float]] = {}
+    winners = play(gid, seats, g, roles, times)
+    return (None if winners is None else 1 / len(winners) if me in winners else 0.0), times
+
+
 def tournament(gid: str, subject: str, others: str, games: int,
-               times: dict[str, list[float]]) -> dict[str, float]:
+               times: dict[str, list[float]], jobs: int = 1) -> dict[str, float]:
     seats = USUAL[gid]
     credits: list[float] = []
     unfinished = 0
-    for g in range(games):
-        me = g % seats
-        roles = [subject if s == me else others for s in range(seats)]
-        winners = play(gid, seats, g, roles, times)
-        if winners is None:
+    work = [(gid, subject, others, g) for g in range(games)]
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            done = pool.map(_one, work, chunksize=1)
+    else:
+        done = [_one(w) for w in work]
+    for credit, spent in done:
+        for level, ts in spent.items():
+            times.setdefault(level, []).extend(ts)
+        if credit is None:
             unfinished += 1
-            continue
-        credits.append(1 / len(winners) if me in winners else 0.0)
+        else:
+            credits.append(credit)
     n = len(credits)
     share = statistics.fmean(credits) if credits else 0.0
     half = 1.96 * statistics.pstdev(credits) / math.sqrt(n) if n > 1 else 0.0
@@ -95,14 +126,18 @@ def tournament(gid: str, subject: str, others: str, games: int,
             "ratio": share * seats, "games": n, "unfinished": unfinished}
 
 
-def run(games: int = 200) -> tuple[list[Row], dict[str, Any]]:
+def run(games: int = 200, jobs: int = 1, only: str | None = None) -> tuple[list[Row], dict[str, Any]]:
     rows: list[Row] = []
     figures: dict[str, Any] = {}
     for gid in sorted(USUAL):
+        if only and gid != only:
+            continue
         times: dict[str, list[float]] = {}
         seats = USUAL[gid]
         for subject, others in PAIRINGS:
-            t = tournament(gid, subject, others, games, times)
+            if levels.STRONG in (subject, others) and levels.STRONG not in levels.levels_for(gid):
+                continue
+            t = tournament(gid, subject, others, games, times, jobs)
             goal = GOAL.get((subject, others))
             unfinished = f", {t['unfinished']:.0f} unfinished" if t["unfinished"] else ""
             rows.append((f"bots {gid} ({seats} seats): {subject} among {others}, win share", f"{t['share']:.3f}",
@@ -121,8 +156,13 @@ def run(games: int = 200) -> tuple[list[Row], dict[str, Any]]:
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.bots")
     ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--think-ms", type=int, default=300, help="a strong bot's budget a decision")
+    ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="games played at once")
+    ap.add_argument("--game", default=None, help="only this game")
     args = ap.parse_args()
-    rows, figures = run(args.games)
+    global THINK_S
+    THINK_S = args.think_ms / 1000
+    rows, figures = run(args.games, args.jobs, args.game)
     print_table("Bots", rows)
     print(bench_line(figures))
 

@@ -26,6 +26,8 @@ class Settings:
     debug_hooks: bool = field(default=False, metadata={"help": "test-only routes under /debug (never in production)"})
     log_level: str = field(default="info", metadata={"help": "debug, info, warning, error"})
     bot_delay_ms: int = field(default=900, metadata={"help": "default pause before a bot moves (room option)"})
+    bot_think_ms: int = field(default=300, metadata={
+        "help": "a strong bot's thinking budget per decision, cut to what its seat's clock leaves"})
     finished_ttl_s: int = field(default=900, metadata={"help": "how long finished rooms stay readable"})
     waiting_ttl_s: int = field(default=3600, metadata={"help": "how long a room may wait for players"})
     max_frame_bytes: int = field(default=64 * 1024, metadata={"help": "larger frames are closed with 1009"})

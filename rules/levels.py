@@ -4,24 +4,29 @@ A bot sees only its own seat's view, as every bot does, whatever its level; a le
 what it makes of that view. Pure: the choice depends on the view and the random stream alone.
 
 - ``normal``: the game's own heuristic (`Game.bot_action`, `Game.bot_wants`).
+- ``strong``: a search over what the seat may know (rules/search.py), for the games that have a
+  sampler of their hidden cards (`rules.registry.SAMPLERS`); its grabs are the normal ones.
 - ``easy``: a beginner. On each decision it plays the normal move only `EASY_CARE` of the time and
   otherwise any legal move at random (a card thrown away, an offer not made, a Pool chosen
   blindly), and it goes for a grab only that often too. It always plays legally.
 
-The search level (``strong``) is not offered yet: `LEVELS` lists what a room may ask for.
+`levels_for(game)` lists what a room of that game may ask for.
 """
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from rules import search
 from rules.engine import Action, Game, View
+from rules.registry import SAMPLERS
 
 EASY = "easy"
 NORMAL = "normal"
+STRONG = "strong"
 #: The levels a bot seat may have, weakest first.
-LEVELS: tuple[str, ...] = (EASY, NORMAL)
+LEVELS: tuple[str, ...] = (EASY, NORMAL, STRONG)
 DEFAULT = NORMAL
 #: How often an easy bot plays (or grabs) as the normal one would: measured by bench/bots.py so that
 #: a normal bot wins clearly more than its share against easy ones, and an easy bot still beats
@@ -29,19 +34,29 @@ DEFAULT = NORMAL
 EASY_CARE = 0.5
 
 
-def check(level: Any) -> str:
+def levels_for(game_id: str) -> tuple[str, ...]:
+    """The levels a bot of this game may have: the search needs the game's sampler."""
+    return LEVELS if game_id in SAMPLERS else tuple(lv for lv in LEVELS if lv != STRONG)
+
+
+def check(level: Any, game_id: str) -> str:
     """The level named, or ValueError: the rooms' API says which it knows."""
-    if level not in LEVELS:
-        raise ValueError(f"a bot's level is one of {', '.join(LEVELS)}")
+    known = levels_for(game_id)
+    if level not in known:
+        raise ValueError(f"a bot's level is one of {', '.join(known)}")
     return str(level)
 
 
-def bot_action(game: Game, view: View, rng: random.Random, level: str = DEFAULT) -> Action | None:
-    """The move of a bot of `level` seeing `view` (None when it has none to make)."""
+def bot_action(game: Game, view: View, rng: random.Random, level: str = DEFAULT,
+               stop: Callable[[], bool] | None = None, iterations: int = search.ITERATIONS) -> Action | None:
+    """The move of a bot of `level` seeing `view` (None when it has none to make). A strong bot's
+    search ends after `iterations`, or sooner once `stop()` says its time is up."""
     if level == EASY and rng.random() >= EASY_CARE:
         legal = view.get("legal") or []
         if legal:
             return dict(rng.choice(legal))
+    if level == STRONG and game.id in SAMPLERS:
+        return search.search(game, SAMPLERS[game.id], view, rng, iterations=iterations, stop=stop)
     return game.bot_action(view, rng)
 
 

@@ -289,7 +289,8 @@ export function specFor(spec, seats) {
   return own ? { ...spec, ...own } : (spec || {});
 }
 
-/** How well a bot seat plays, weakest first (rules/levels.py); a new bot plays at the normal level. */
+/** How well a bot seat plays, weakest first (rules/levels.py): what the game's entry of /api/games
+ * offers (`bot_levels`; the strong one only for games the search knows); a new bot plays at normal. */
 const BOT_LEVELS = ["easy", "normal"];
 
 /** A fresh form for a game: its seats, you at seat 0, no bots, every option at its default. */
@@ -378,7 +379,7 @@ function CreateForm({ games, picked, join, askName }) {
       on ? h("select", { class: "bot-level", "data-testid": `bot-level-${s}`, "aria-label": t("form.botLevel", { seat: s }),
         value: (form.levels || {})[s] || "normal",
         onchange: (e) => set({ levels: { ...(form.levels || {}), [s]: e.currentTarget.value } }) },
-      BOT_LEVELS.map((lv) => h("option", { key: lv, value: lv }, t(`level.${lv}`)))) : null));
+      (game.bot_levels || BOT_LEVELS).map((lv) => h("option", { key: lv, value: lv }, t(`level.${lv}`)))) : null));
   }
 
   return h("form", { class: "create card", "data-testid": "create-form", onsubmit: create },

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import logging
+import time
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+from hub.logs import log
+from hub.tables import thinking
 from hub.tables.audience import audience_key
 from hub.tables.seat import PLAYING
 from rules import levels
@@ -21,12 +26,19 @@ if TYPE_CHECKING:
 
 #: `by` of an action a stand-in made for an absent player (metrics, the log entry, the replay)
 STAND_IN = "stand_in"
+#: What a strong bot leaves of its seat's clock when it cuts its budget to fit: the move still has
+#: to come back from the worker and be applied before the deadline.
+CLOCK_MARGIN_S = 0.25
+
+logger = logging.getLogger("hub.bots")
 
 
 class Bots:
     def __init__(self, room: Table) -> None:
         self.room = room
         self.handles: dict[int, asyncio.TimerHandle] = {}
+        # strong bots thinking in the pool (hub/tables/thinking.py), by seat
+        self.thinking: dict[int, Future[Any]] = {}
         # the actions (places in the room's `log`) a stand-in made for an absent player, and how
         # many per seat
         self.stood_in: set[int] = set()
@@ -58,7 +70,8 @@ class Bots:
         room = self.room
         delay = max(0, int(room.hub_options.get("bot_delay_ms", room.settings.bot_delay_ms))) / 1000
         for seat in room.game.active(room.state):
-            if self.plays_itself(seat) and seat not in self.handles and room.game.legal(room.state, seat):
+            if (self.plays_itself(seat) and seat not in self.handles and seat not in self.thinking
+                    and room.game.legal(room.state, seat)):
                 pause = delay * room.rng.uniform(0.6, 1.4) if delay else 0
                 self.handles[seat] = room.rooms.loop_call_later(pause, self.move, seat)
 
@@ -66,6 +79,9 @@ class Bots:
         h = self.handles.pop(seat, None)
         if h is not None:
             h.cancel()
+        thought = self.thinking.pop(seat, None)
+        if thought is not None:
+            thought.cancel()
 
     def cancel_all(self) -> None:
         for seat in list(self.handles):
@@ -81,7 +97,47 @@ class Bots:
             return
         view = room.audiences[audience_key(seat)].view or {}
         # a stand-in's seat is a player's, whose level is never set: it plays at the normal one
-        action = levels.bot_action(room.game, view, room.rng, room.seats[seat].level)
+        level = room.seats[seat].level
+        if level == levels.STRONG and room.seats[seat].bot:
+            self.think(seat, view)
+            return
+        self.play(seat, levels.bot_action(room.game, view, room.rng, level))
+
+    def think(self, seat: int, view: dict[str, Any]) -> None:
+        """Hand the search to the pool; its move is played when it comes back, if the table is still
+        where it was (nothing applied since), else the bot is asked again."""
+        room = self.room
+        budget = room.settings.bot_think_ms / 1000
+        due = room.clock.deadline_for(seat)
+        if due is not None:
+            budget = max(0.0, min(budget, due / 1000 - time.time() - CLOCK_MARGIN_S))
+        moved = room.actions
+        thought = thinking.submit(room.game.id, view, room.rng.getrandbits(64), budget)
+        self.thinking[seat] = thought
+        loop = asyncio.get_running_loop()
+
+        def back(done: Future[Any]) -> None:
+            loop.call_soon_threadsafe(self.thought, seat, done, moved)
+        thought.add_done_callback(back)
+
+    def thought(self, seat: int, done: Future[Any], moved: int) -> None:
+        room = self.room
+        if self.thinking.get(seat) is not done:
+            return  # cancelled, or the table was dropped
+        del self.thinking[seat]
+        if room.status != PLAYING or not self.plays_itself(seat) or room.actions != moved:
+            self.schedule()
+            return
+        try:
+            action = done.result()
+        except Exception as e:  # a worker that died: the seat still moves, at the normal level
+            log(logger, logging.WARNING, "a strong bot's search failed", room=room.rid, error=repr(e))
+            view = room.audiences[audience_key(seat)].view or {}
+            action = levels.bot_action(room.game, view, room.rng, levels.NORMAL)
+        self.play(seat, action)
+
+    def play(self, seat: int, action: dict[str, Any] | None) -> None:
+        room = self.room
         if action is None:
             legal = room.game.legal(room.state, seat)
             action = legal[0] if legal else None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from hub.logs import log
 from hub.metrics import Metrics
 from hub.settings import Settings
+from hub.tables import thinking
 from hub.tables.room import Room
 from hub.tables.seat import FINISHED, PLAYING, WAITING, RoomError
 from hub.tokens import new_room_id
@@ -81,7 +82,8 @@ class Rooms:
         for g in GAMES.values():
             options = {k: dict(v) for k, v in [*g.options.items(), *hub_options(self.settings, g).items()]}
             out.append({"id": g.id, "name": g.name, "description": g.description,
-                        "min_players": g.min_players, "max_players": g.max_players, "options": options})
+                        "min_players": g.min_players, "max_players": g.max_players, "options": options,
+                        "bot_levels": list(levels.levels_for(g.id))})
         return out
 
     def create(self, game_id: Any, seats: Any, options: Any, bots: Any, ip: str = "", again: bool = False) -> Room:
@@ -101,7 +103,7 @@ class Rooms:
             options = {}
         if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
             raise RoomError("bad_option", "options must be a map of names to values")
-        bot_seats, levels = bot_specs(bots, seats)
+        bot_seats, levels = bot_specs(bots, seats, game.id)
         specs = hub_options(self.settings, game)
         hub_opts = check_hub_options(specs, options)
         game_given = {k: v for k, v in options.items() if k not in specs}
@@ -185,6 +187,7 @@ class Rooms:
             self._ticker.cancel()
         for rid in list(self.rooms):
             self.drop(rid)
+        thinking.shutdown()
 
     async def _tick(self) -> None:
         """One loop for the whole process: server pings, idle connections, stale rooms, gauges.
@@ -221,7 +224,7 @@ class Rooms:
             self.metrics.rooms.labels(status).set(n)
 
 
-def bot_specs(bots: Any, seats: int) -> tuple[list[int], dict[int, str]]:
+def bot_specs(bots: Any, seats: int, game_id: str) -> tuple[list[int], dict[int, str]]:
     """The bot seats a room is made with, and the level of each that is not normal: `bots` lists
     seats (normal bots) or `{"seat": n, "level": "easy"}` (docs/protocol.md)."""
     if bots is None:
@@ -234,7 +237,7 @@ def bot_specs(bots: Any, seats: int) -> tuple[list[int], dict[int, str]]:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < seats or seat in chosen:
             raise RoomError("bad_bots", f"bots must list distinct seats 0..{seats - 1}")
         try:
-            chosen[seat] = levels.check(level)
+            chosen[seat] = levels.check(level, game_id)
         except ValueError as e:
             raise RoomError("bad_bots", str(e)) from None
     return sorted(chosen), {s: lv for s, lv in chosen.items() if lv != NORMAL}

@@ -113,3 +113,18 @@ def bot_action(view: View, rng: random.Random) -> Action | None:
             if action["cards"] == weak:
                 return action
     return rng.choice(legal)
+
+
+def ranked(view: View, rng: random.Random, width: int) -> list[Action]:
+    """Up to `width` moves worth a search's time (rules/search.py), best first: the plays this bot
+    values most; in the other phases its own choice, then others at random."""
+    legal: list[Action] = view.get("legal") or []
+    if view.get("phase") == "play":
+        seen = with_faces(view)
+        values = [_play_value(seen, a) for a in legal]
+        order = sorted(range(len(legal)), key=lambda k: -values[k])
+        return [dict(legal[k]) for k in order[:width]]
+    pick = bot_action(view, rng)
+    rest = [dict(a) for a in legal if a != pick]
+    rng.shuffle(rest)
+    return ([dict(pick)] if pick is not None else []) + rest[:width - 1]

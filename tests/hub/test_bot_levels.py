@@ -22,7 +22,7 @@ def make(hub: HubProcess, bots: Any, game: str = "symbiose", seats: int = 2) -> 
 
 async def test_an_unknown_level_or_a_bad_seat_is_refused_and_makes_nothing(hub: HubProcess) -> None:
     before = http(hub.url, "GET", "/api/rooms")[1]
-    for bots in ([{"seat": 1, "level": "strong"}], [{"seat": 1, "level": 3}], [{"seat": 5, "level": "easy"}],
+    for bots in ([{"seat": 1, "level": "mighty"}], [{"seat": 1, "level": 3}], [{"seat": 5, "level": "easy"}],
                  [{"level": "easy"}], [1, {"seat": 1, "level": "easy"}], "1"):
         status, body = make(hub, bots)
         assert status == 400 and body["error"] == "bad_bots", (bots, body)
@@ -43,6 +43,32 @@ async def test_each_bots_level_is_in_the_view_and_the_replay(hub: HubProcess) ->
     status, replay = http(hub.url, "GET", f"/api/rooms/{rid}/replay")
     assert status == 200
     assert [p["bot_level"] for p in replay["view"]["players"]] == ["easy", "normal"]
+
+
+async def test_the_strong_level_is_offered_only_where_the_search_knows_the_game(hub: HubProcess) -> None:
+    games = {g["id"]: g for g in http(hub.url, "GET", "/api/games")[1]}
+    assert games["symbiose"]["bot_levels"] == ["easy", "normal", "strong"]
+    for gid, g in games.items():
+        status, body = make(hub, [{"seat": 1, "level": "strong"}], gid, g["min_players"])
+        if "strong" in g["bot_levels"]:
+            assert status == 201, body
+        else:
+            assert status == 400 and body["error"] == "bad_bots", (gid, body)
+
+
+async def test_a_room_of_a_strong_and_a_normal_bot_plays_to_its_end(hub: HubProcess) -> None:
+    """The strong bot thinks in the hub's pool of workers and its moves come back to the table."""
+    status, made = make(hub, [{"seat": 0, "level": "strong"}, 1])
+    assert status == 201, made
+    rid = made["room"]
+    deadline = time.monotonic() + 60
+    while http(hub.url, "GET", f"/api/rooms/{rid}")[1]["status"] != "finished":
+        assert time.monotonic() < deadline, "a room of a strong and a normal bot plays to its end"
+        time.sleep(0.2)
+    status, replay = http(hub.url, "GET", f"/api/rooms/{rid}/replay")
+    assert status == 200
+    assert [p["bot_level"] for p in replay["view"]["players"]] == ["strong", "normal"]
+    assert len(replay["steps"]) >= 16
 
 
 async def test_the_level_is_kept_across_a_restart(tmp_path: Any) -> None:

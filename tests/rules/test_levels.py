@@ -11,16 +11,20 @@ import pytest
 from bench.bots import USUAL, play
 from rules import levels
 from rules.engine import IllegalAction
-from rules.registry import GAMES
+from rules.registry import GAMES, SAMPLERS
 
 
 def test_only_the_levels_there_are_may_be_asked_for() -> None:
-    assert levels.LEVELS == ("easy", "normal")
-    for level in levels.LEVELS:
-        assert levels.check(level) == level
-    for bad in ("strong", "", None, 1, "EASY"):
-        with pytest.raises(ValueError):
-            levels.check(bad)
+    assert levels.LEVELS == ("easy", "normal", "strong")
+    for gid in GAMES:
+        for level in levels.levels_for(gid):
+            assert levels.check(level, gid) == level
+        for bad in ("mighty", "", None, 1, "EASY"):
+            with pytest.raises(ValueError):
+                levels.check(bad, gid)
+        if gid not in SAMPLERS:
+            with pytest.raises(ValueError):
+                levels.check("strong", gid)
 
 
 @pytest.mark.parametrize("gid", sorted(GAMES))

@@ -418,13 +418,26 @@ def test_a_bot_seats_level_is_chosen_in_the_form_and_shown_at_the_table(browser:
     page.get_by_test_id("bot-1").check()
     page.get_by_test_id("bot-2").check()
     expect(page.get_by_test_id("bot-level-1")).to_have_value("normal")
+    # the levels offered are the game's: the search (strong) knows Symbiose, not yet Waterfall Park
+    offered = "(e) => [...e.options].map((o) => o.value)"
+    assert page.get_by_test_id("bot-level-1").evaluate(offered) == ["easy", "normal", "strong"]
+    page.get_by_test_id("new-game").select_option("waterfall_park")
+    page.get_by_test_id("bot-1").check()
+    assert page.get_by_test_id("bot-level-1").evaluate(offered) == ["easy", "normal"]
+    page.get_by_test_id("new-game").select_option("symbiose")
+    page.get_by_test_id("new-seats").select_option("3")
+    page.get_by_test_id("bot-1").check()
+    page.get_by_test_id("bot-2").check()
     page.get_by_test_id("bot-level-2").select_option("easy")
+    page.get_by_test_id("bot-level-1").select_option("strong")
     with page.expect_request(lambda r: r.url.endswith("/api/rooms") and r.method == "POST") as made:
         page.get_by_test_id("create").click()
-    assert json.loads(made.value.post_data or "{}")["bots"] == [1, {"seat": 2, "level": "easy"}]
+    assert json.loads(made.value.post_data or "{}")["bots"] == [{"seat": 1, "level": "strong"},
+                                                              {"seat": 2, "level": "easy"}]
     page.wait_for_url(re.compile(r".*#/room/[^/]+$"))
-    expect(page.get_by_test_id("presence-1")).to_have_text(re.compile(r"⚙ bot$"))
+    expect(page.get_by_test_id("presence-1")).to_have_text(re.compile(r"bot \(strong\)"))
     expect(page.get_by_test_id("presence-2")).to_have_text(re.compile(r"bot \(easy\)"))
     page.get_by_test_id("language").select_option("fr")
     expect(page.get_by_test_id("presence-2")).to_have_text(re.compile(r"bot \(facile\)"))
+    expect(page.get_by_test_id("presence-1")).to_have_text(re.compile(r"bot \(fort\)"))
     w.check()

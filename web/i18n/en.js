@@ -876,6 +876,7 @@ const ui = {
   "form.botLevel": "Level of the bot at seat {seat}",
   "level.easy": "easy",
   "level.normal": "normal",
+  "level.strong": "strong",
   "presence.botLevel": "bot ({level})",
 };
 

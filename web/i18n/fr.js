@@ -897,6 +897,7 @@ const ui = {
   "form.botLevel": "Niveau du bot à la place {seat}",
   "level.easy": "facile",
   "level.normal": "normal",
+  "level.strong": "fort",
   "presence.botLevel": "bot ({level})",
 };
 

@@ -1,0 +1,157 @@
+"""The strong level's search (rules/search.py) and each game's sampler of what a seat cannot see.
+
+A sample must be a world the seat cannot tell from the true one: its view of it is the seat's view,
+`legal` included, and every card of the game lies in exactly one place. The search sees only the
+view: two true states that show a seat the same view give the same move for the same seed.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from bench.bots import USUAL
+from rules import levels, search
+from rules.engine import HUB
+from rules.frenzy_falls import sample as frenzy_falls_sample
+from rules.frenzy_falls.components import SCORE_DECK_SIZE, WATERFALL_DECK
+from rules.registry import GAMES, SAMPLERS
+from rules.symbiose.components import DECK
+
+
+def _symbiose_cards(state: Any) -> Counter[int]:
+    return Counter([c for pond in state.ponds for c in pond] + list(state.river) + list(state.deck))
+
+
+def _symbiose_full(state: Any, seats: int) -> bool:
+    return _symbiose_cards(state) == Counter(range(len(DECK)))
+
+
+def _frenzy_falls_full(state: Any, seats: int) -> bool:
+    """Each player's 15 cards are the deck's 15 faces; the Score cards in play are as many as the
+    chart says, each of the 32 at most once."""
+    owned, scores = frenzy_falls_sample.cards_of(state)
+    every = Counter(frenzy_falls_sample.SCORE_CARDS)
+    return (all(o == Counter(WATERFALL_DECK) for o in owned) and sum(scores.values()) == SCORE_DECK_SIZE[seats]
+            and all(n <= every[c] for c, n in scores.items()))
+
+
+#: Whether a sample holds every card of a game of `seats` exactly once.
+COUNTED: dict[str, Callable[[Any, int], bool]] = {"symbiose": _symbiose_full, "frenzy_falls": _frenzy_falls_full}
+
+
+def _world(state: Any) -> str:
+    """A state's every place, its random stream aside."""
+    return repr({k: v for k, v in vars(state).items() if k != "rng"})
+
+
+def decisions(gid: str, seats: int, seed: int, limit: int = 400) -> Iterator[tuple[Any, int]]:
+    """Every (state, seat) of one game played by normal bots where a seat has a move to choose."""
+    game = GAMES[gid]
+    state = game.setup(seats, seed, game.check_options(seats, {}))
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if game.result(state) is not None:
+            return
+        contest = game.contest(state)
+        if contest is not None:
+            game.apply(state, HUB, {"type": "contest_result", "key": contest.key,
+                                    "winner": rng.choice(contest.eligible)})
+            continue
+        movers = [s for s in game.active(state) if game.legal(state, s)]
+        if not movers:
+            return
+        seat = rng.choice(movers)
+        yield state, seat
+        view = game.view(state, seat)
+        game.apply(state, seat, game.bot_action(view, rng) or view["legal"][0])
+
+
+@pytest.mark.parametrize("gid", sorted(SAMPLERS))
+def test_a_sample_shows_the_seat_its_own_view_and_counts_every_card_once(gid: str) -> None:
+    game, sampler = GAMES[gid], SAMPLERS[gid]
+    seats = USUAL[gid]
+    checked = 0
+    for seed in range(3):
+        for state, seat in decisions(gid, seats, seed):
+            view = game.view(state, seat)
+            assert sampler.seat_of(view) == seat
+            rng = random.Random(seed * 1000 + checked)
+            for _ in range(3):
+                world = sampler.sample(view, rng)
+                assert game.view(world, seat) == view
+                assert COUNTED[gid](world, seats)
+            checked += 1
+    assert checked >= 30
+
+
+@pytest.mark.parametrize("gid", sorted(SAMPLERS))
+def test_samples_differ_where_the_seat_cannot_see(gid: str) -> None:
+    """A sampler that returned the one world it was built from would pass the test above."""
+    game, sampler = GAMES[gid], SAMPLERS[gid]
+    state, seat = next(iter(decisions(gid, USUAL[gid], 7)))
+    view = game.view(state, seat)
+    rng = random.Random(1)
+    worlds = {_world(sampler.sample(view, rng)) for _ in range(5)}
+    assert len(worlds) > 1
+
+
+@pytest.mark.parametrize("gid", sorted(SAMPLERS))
+def test_two_true_states_with_one_view_give_one_move(gid: str) -> None:
+    """The strong bot cannot use a card it could not see: a second true state is drawn from the
+    sampler (it differs in every hidden place), checked to show the same view, and the search run on
+    each view with the same seed chooses the same move."""
+    game, sampler = GAMES[gid], SAMPLERS[gid]
+    compared = 0
+    for state, seat in decisions(gid, USUAL[gid], 11):
+        view = game.view(state, seat)
+        if len(view["legal"]) < 2:
+            continue
+        other = sampler.sample(view, random.Random(compared))
+        assert _world(other) != _world(state)
+        other_view = game.view(other, seat)
+        assert other_view == view
+        first = search.search(game, sampler, view, random.Random(5), iterations=24)
+        second = search.search(game, sampler, other_view, random.Random(5), iterations=24)
+        assert first == second and first in view["legal"]
+        compared += 1
+        if compared >= 6:
+            break
+    assert compared >= 3
+
+
+@pytest.mark.parametrize("gid", sorted(SAMPLERS))
+def test_a_strong_bot_plays_only_legal_moves_to_the_end(gid: str) -> None:
+    game = GAMES[gid]
+    seats = USUAL[gid]
+    state = game.setup(seats, 3, game.check_options(seats, {}))
+    rng = random.Random(3)
+    for _ in range(2000):
+        if game.result(state) is not None:
+            break
+        contest = game.contest(state)
+        if contest is not None:
+            game.apply(state, HUB, {"type": "contest_result", "key": contest.key, "winner": None})
+            continue
+        seat = next(s for s in game.active(state) if game.legal(state, s))
+        view = game.view(state, seat)
+        action = levels.bot_action(game, view, rng, levels.STRONG, iterations=12)
+        assert action in view["legal"]
+        game.apply(state, seat, action)
+    assert game.result(state) is not None
+
+
+def test_a_search_stops_when_told_after_one_try_of_each_candidate() -> None:
+    game, sampler = GAMES["symbiose"], SAMPLERS["symbiose"]
+    state, seat = next((st, s) for st, s in decisions("symbiose", 2, 4) if st.phase == "swap")
+    view = game.view(state, seat)
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return True
+    action = search.search(game, sampler, view, random.Random(0), iterations=10_000, stop=stop)
+    assert action in view["legal"] and len(asked) == 1
