@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules import frenetic_village, frenzy_falls, symbiose, waterfall_park
 from rules.engine import Game
+from rules.frenetic_village import sample as frenetic_village_sample
 from rules.frenzy_falls import sample as frenzy_falls_sample
 from rules.search import Sampler
 from rules.symbiose import sample as symbiose_sample
@@ -13,7 +14,11 @@ GAMES: dict[str, Game] = {
 }
 
 #: The games whose hidden cards the strong level can sample (rules/search.py), by protocol id.
-SAMPLERS: dict[str, Sampler] = {symbiose.GAME.id: symbiose_sample, frenzy_falls.GAME.id: frenzy_falls_sample}
+SAMPLERS: dict[str, Sampler] = {
+    symbiose.GAME.id: symbiose_sample,
+    frenzy_falls.GAME.id: frenzy_falls_sample,
+    frenetic_village.GAME.id: frenetic_village_sample,
+}
 
 
 def get(game_id: str) -> Game | None:

@@ -78,8 +78,10 @@ def search(game: Game, sampler: Sampler, view: View, rng: random.Random, iterati
         game.apply(state, seat, copy.deepcopy(line.action))
         line.visits += 1
         line.total += playout(game, state, seat, rng)
-    best = max(lines, key=lambda ln: (ln.visits, ln.mean()))
-    return dict(best.action)
+    # the line tried most; among lines tried as often (a search cut short), the candidate ranked
+    # first, which is the normal policy's own preference, never the luckiest single playout
+    most = max(ln.visits for ln in lines)
+    return dict(next(ln for ln in lines if ln.visits == most).action)
 
 
 def _choose(lines: Sequence[Line], done: int) -> Line:

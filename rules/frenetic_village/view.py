@@ -15,6 +15,7 @@ def seat_view(public: View, state: State, seat: int | None) -> View:
     view = dict(public)
     own = seat if seat is not None and isinstance(seat, int) and 0 <= seat < state.seats else None
     if own is not None:
+        view["seat"] = own
         view["legal"] = actions.legal(state, own)
         view["hand"] = [fc.kind_id(x) for x in state.hands[own]]
         view["grabbed_slot"] = state.exclude_slot if own == state.turn else None
@@ -48,6 +49,7 @@ def public_view(state: State) -> View:
         "deadline": None,
         "result": json_copy(state.result),
         "turn": state.turn,
+        "seat": None,
         "hand": [],
         "grabbed_slot": None,
         "draw_pile": len(state.draw),

@@ -22,9 +22,10 @@ def test_only_the_levels_there_are_may_be_asked_for() -> None:
         for bad in ("mighty", "", None, 1, "EASY"):
             with pytest.raises(ValueError):
                 levels.check(bad, gid)
-        if gid not in SAMPLERS:
+        if gid not in levels.SEARCHED:
             with pytest.raises(ValueError):
                 levels.check("strong", gid)
+    assert set(SAMPLERS) >= levels.SEARCHED and "symbiose" in levels.SEARCHED
 
 
 @pytest.mark.parametrize("gid", sorted(GAMES))

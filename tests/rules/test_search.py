@@ -16,6 +16,8 @@ import pytest
 from bench.bots import USUAL
 from rules import levels, search
 from rules.engine import HUB
+from rules.frenetic_village import sample as frenetic_village_sample
+from rules.frenetic_village.components import DECK_SIZE
 from rules.frenzy_falls import sample as frenzy_falls_sample
 from rules.frenzy_falls.components import SCORE_DECK_SIZE, WATERFALL_DECK
 from rules.registry import GAMES, SAMPLERS
@@ -39,8 +41,13 @@ def _frenzy_falls_full(state: Any, seats: int) -> bool:
             and all(n <= every[c] for c, n in scores.items()))
 
 
+def _frenetic_village_full(state: Any, seats: int) -> bool:
+    return frenetic_village_sample.cards_of(state) == list(range(DECK_SIZE))
+
+
 #: Whether a sample holds every card of a game of `seats` exactly once.
-COUNTED: dict[str, Callable[[Any, int], bool]] = {"symbiose": _symbiose_full, "frenzy_falls": _frenzy_falls_full}
+COUNTED: dict[str, Callable[[Any, int], bool]] = {"symbiose": _symbiose_full, "frenzy_falls": _frenzy_falls_full,
+                                                  "frenetic_village": _frenetic_village_full}
 
 
 def _world(state: Any) -> str:
@@ -138,10 +145,18 @@ def test_a_strong_bot_plays_only_legal_moves_to_the_end(gid: str) -> None:
             continue
         seat = next(s for s in game.active(state) if game.legal(state, s))
         view = game.view(state, seat)
-        action = levels.bot_action(game, view, rng, levels.STRONG, iterations=12)
+        action = search.search(game, SAMPLERS[gid], view, rng, iterations=12)
         assert action in view["legal"]
         game.apply(state, seat, action)
     assert game.result(state) is not None
+
+
+def test_a_strong_bot_is_the_search_where_it_is_offered() -> None:
+    game = GAMES["symbiose"]
+    state, seat = next((st, s) for st, s in decisions("symbiose", 2, 4) if st.phase == "swap")
+    view = game.view(state, seat)
+    assert levels.bot_action(game, view, random.Random(2), levels.STRONG, iterations=30) == search.search(
+        game, SAMPLERS["symbiose"], view, random.Random(2), iterations=30)
 
 
 def test_a_search_stops_when_told_after_one_try_of_each_candidate() -> None:
