@@ -231,7 +231,8 @@ class ContestRunner:
         view = room.audiences[f"s{seat}"].view or {}
         if not levels.bot_wants(room.game, view, op.contest.info, room.rng, room.seats[seat].level):
             return
-        reaction = room.rng.lognormvariate(BOT_REACTION_MU, BOT_REACTION_SIGMA)
+        # never under the floor a human hand is held to: a bot is never judged a false start
+        reaction = max(self.params.floor_ms, room.rng.lognormvariate(BOT_REACTION_MU, BOT_REACTION_SIGMA))
         if reaction >= self.params.window_ms:
             return
         key = op.contest.key
