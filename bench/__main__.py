@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import time
 from typing import Any
 
-from bench import bots, contests, delta_size, fanout, latency, memory, playouts, redis_shard, restart
+from bench import bot_load, bots, contests, delta_size, fanout, latency, memory, playouts, redis_shard, restart
 from bench.common import Row, bench_line, machine, print_table
 
 
@@ -37,7 +38,9 @@ def main() -> None:
         ("Restart", lambda: restart.run(100 if quick else 500, 5 if quick else 10)),
         ("Memory", lambda: memory.run(1000 if quick else 5000, args.ws, args.loop)),
         ("Rules", lambda: playouts.run(0.5 if quick else 2.0)),
-        ("Bots", lambda: bots.run(20 if quick else 200)),
+        ("Bots", lambda: bots.run(20 if quick else 200, jobs=len(os.sched_getaffinity(0)))),
+        ("Bots beside humans", lambda: bot_load.run(10 if quick else 50, 3 if quick else 10, 8 if quick else 30,
+                                                    1 if quick else 3)),
         ("Contests", lambda: contests.run(500 if quick else 4000)),
         ("Redis shard", lambda: redis_shard.run(1000 if quick else 4000, 2.0 if quick else 6.0,
                                                 3.0 if quick else 6.0)),

@@ -42,7 +42,10 @@ def raise_nofile() -> int:
 
 
 def pin(core: int) -> None:
-    os.sched_setaffinity(0, {core})
+    """Run on `core` alone; a negative core leaves the process every core (a hub whose pool of
+    thinking workers needs them)."""
+    if core >= 0:
+        os.sched_setaffinity(0, {core})
 
 
 def steal_seconds() -> float:

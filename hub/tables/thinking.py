@@ -4,7 +4,11 @@ A strong bot's search (rules/search.py) is pure CPU for up to its budget; on the
 stall every room of the process for that long, and in a thread it would hold the interpreter's
 lock as surely. Worker processes take the view and a seed, and give back a move; a room whose bot
 is thinking answers every human at once, and the move is dropped if the table moved on meanwhile.
-The pool is made on the first strong move, one worker per core, and shut down with the hub.
+The pool is made on the first strong move, one worker per core, and shut down with the hub. Its
+workers run only on time nobody else wants (Linux's SCHED_IDLE; elsewhere the lowest priority):
+when every core is searching, the kernel still gives the event loop its core the moment it asks,
+so a human's move is answered as fast as beside normal bots (bench/bot_load.py). A search starved
+that way still ends at its budget in wall time, having tried fewer worlds.
 """
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from rules import levels
 from rules.registry import GAMES
 
 _pool: ProcessPoolExecutor | None = None
+#: The workers' priority where SCHED_IDLE is not to be had (a nice(2) increment: the lowest).
+NICE = 19
 
 
 def workers() -> int:
@@ -34,8 +40,16 @@ def pool() -> ProcessPoolExecutor:
     if _pool is None:
         # forkserver: a worker starts from a clean interpreter, never from a copy of a process that
         # holds sockets, threads and an event loop
-        _pool = ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("forkserver"))
+        _pool = ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("forkserver"),
+                                    initializer=_lower_priority)
     return _pool
+
+
+def _lower_priority() -> None:
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        os.nice(NICE)
 
 
 def shutdown() -> None:
