@@ -84,7 +84,7 @@ class Bots:
             thought.cancel()
 
     def cancel_all(self) -> None:
-        for seat in list(self.handles):
+        for seat in {*self.handles, *self.thinking}:
             self.cancel(seat)
 
     def move(self, seat: int) -> None:
@@ -112,7 +112,12 @@ class Bots:
         if due is not None:
             budget = max(0.0, min(budget, due / 1000 - time.time() - CLOCK_MARGIN_S))
         moved = room.actions
-        thought = thinking.submit(room.game.id, view, room.rng.getrandbits(64), budget)
+        try:
+            thought = thinking.submit(room.game.id, view, room.rng.getrandbits(64), budget)
+        except Exception as e:  # no pool to be had: the seat still moves, at the normal level
+            log(logger, logging.WARNING, "a strong bot could not think", room=room.rid, error=repr(e))
+            self.play(seat, levels.bot_action(room.game, view, room.rng, levels.NORMAL))
+            return
         self.thinking[seat] = thought
         loop = asyncio.get_running_loop()
 

@@ -17,6 +17,7 @@ import os
 import random
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from rules import levels
@@ -67,4 +68,9 @@ def think(game_id: str, view: dict[str, Any], seed: int, budget_s: float) -> dic
 
 
 def submit(game_id: str, view: dict[str, Any], seed: int, budget_s: float) -> Future[dict[str, Any] | None]:
-    return pool().submit(think, game_id, view, seed, budget_s)
+    """The search, handed to the pool; a pool broken by a worker's death is made again once."""
+    try:
+        return pool().submit(think, game_id, view, seed, budget_s)
+    except BrokenProcessPool:
+        shutdown()
+        return pool().submit(think, game_id, view, seed, budget_s)

@@ -3,6 +3,9 @@ refused when unknown, shown in every view and in the replay, kept in the room's 
 restart and into the next game, and played: a room of easy and normal bots plays to its end."""
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import time
 from typing import Any
 
@@ -69,6 +72,41 @@ async def test_a_room_of_a_strong_and_a_normal_bot_plays_to_its_end(hub: HubProc
     assert status == 200
     assert [p["bot_level"] for p in replay["view"]["players"]] == ["strong", "normal"]
     assert len(replay["steps"]) >= 16
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process under `pid` (a hub's thinking workers and their forkserver), from /proc."""
+    parent = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError), open(f"/proc/{entry}/stat") as f:
+                parent[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+    under, grew = {pid}, True
+    while grew:
+        more = {p for p, pp in parent.items() if pp in under} - under
+        under |= more
+        grew = bool(more)
+    return sorted(under - {pid})
+
+
+async def test_a_strong_bot_whose_workers_die_still_plays_to_the_end(hub_factory: Any) -> None:
+    """Killing the thinking workers mid-search (kill -9, again and again) costs the seat its search,
+    never its move: it plays the normal move, and the next search gets a new pool."""
+    h = hub_factory("--bot-think-ms", "400").start()
+    assert h.proc is not None
+    status, made = make(h, [{"seat": 0, "level": "strong"}, {"seat": 1, "level": "strong"}])
+    assert status == 201, made
+    rid, killed = made["room"], 0
+    deadline = time.monotonic() + 90
+    while http(h.url, "GET", f"/api/rooms/{rid}")[1]["status"] != "finished":
+        assert time.monotonic() < deadline, "the table stalled after its thinking workers were killed"
+        for pid in _descendants(h.proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        time.sleep(0.3)
+    assert killed >= 2
+    assert h.proc.poll() is None, "the hub itself lives on"
 
 
 async def test_the_level_is_kept_across_a_restart(tmp_path: Any) -> None:
