@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import copy
-import os
 import random
 import statistics
 import time
@@ -25,7 +24,7 @@ import jsonpatch
 import msgpack
 from websockets.asyncio.client import connect
 
-from bench.common import Row, bench_line, http, hub, percentile, print_table
+from bench.common import Row, bench_line, cpu_seconds_of, descendants, http, hub, percentile, print_table
 
 GOAL = 1.2
 WARMUP_S = 5.0
@@ -82,26 +81,8 @@ async def human(base: str, until: float, start: float, out: list[float], seed: i
 
 
 def descendants_cpu_s(pid: int) -> float:
-    """CPU seconds of every process under `pid` (the hub's thinking workers), from /proc."""
-    parent: dict[int, int] = {}
-    cpu: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                parts = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parent[int(entry)] = int(parts[1])
-        cpu[int(entry)] = (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
-    under = {pid}
-    grew = True
-    while grew:
-        more = {p for p, pp in parent.items() if pp in under} - under
-        grew = bool(more)
-        under |= more
-    return sum(cpu.get(p, 0.0) for p in under - {pid})
+    """CPU seconds of every process under `pid` (the hub's thinking workers)."""
+    return sum(cpu_seconds_of(p) for p in descendants(pid))
 
 
 async def one_run(level: str, tables: int, humans: int, seconds: float) -> tuple[list[float], float]:

@@ -48,6 +48,34 @@ def pin(core: int) -> None:
         os.sched_setaffinity(0, {core})
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process under `pid` (a hub's thinking workers and their forkserver), from /proc."""
+    parent: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:  # gone meanwhile
+                continue
+    under, grew = {pid}, True
+    while grew:
+        more = {p for p, pp in parent.items() if pp in under} - under
+        under |= more
+        grew = bool(more)
+    return sorted(under - {pid})
+
+
+def cpu_seconds_of(pid: int) -> float:
+    """User and system CPU seconds of a process (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            parts = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def steal_seconds() -> float:
     """CPU time the host gave to others while this machine's cores wanted it (/proc/stat, all cores).
 
@@ -163,9 +191,7 @@ class Server:
         raise RuntimeError("no VmRSS")
 
     def cpu_seconds(self) -> float:
-        with open(f"/proc/{self.pid}/stat") as f:
-            parts = f.read().rsplit(")", 1)[1].split()
-        return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds_of(self.pid)
 
     def waited_seconds(self) -> float:
         """Time the process was ready to run but waited for a core (other work on the machine)."""

@@ -84,6 +84,14 @@ def search(game: Game, sampler: Sampler, view: View, rng: random.Random, iterati
     return dict(next(ln for ln in lines if ln.visits == most).action)
 
 
+def normal_first(legal: Sequence[Action], pick: Action | None, rng: random.Random, width: int) -> list[Action]:
+    """Candidates where a game has no ranking of its moves: the normal policy's `pick` first, then
+    up to `width - 1` other legal moves at random."""
+    rest = [dict(a) for a in legal if a != pick]
+    rng.shuffle(rest)
+    return ([dict(pick)] if pick is not None else []) + rest[:width - 1]
+
+
 def _choose(lines: Sequence[Line], done: int) -> Line:
     for line in lines:
         if not line.visits:

@@ -16,6 +16,7 @@ import rules.frenetic_village.bot as bot
 import rules.frenetic_village.components as fc
 from rules.engine import Action, View, json_copy
 from rules.frenetic_village.state import OpenContest, State
+from rules.search import normal_first
 
 
 def _by_kind() -> dict[str, list[int]]:
@@ -74,11 +75,7 @@ def sample(view: View, rng: random.Random) -> State:
 
 def candidates(view: View, rng: random.Random, width: int) -> list[Action]:
     """The normal bot's choice first, then other legal moves at random."""
-    legal: list[Action] = view["legal"]
-    pick = bot.bot_action(view, rng)
-    rest = [dict(a) for a in legal if a != pick]
-    rng.shuffle(rest)
-    return ([dict(pick)] if pick is not None else []) + rest[:width - 1]
+    return normal_first(view["legal"], bot.bot_action(view, rng), rng, width)
 
 
 def cards_of(state: State) -> list[int]:

@@ -12,6 +12,7 @@ from typing import Any
 from rules.engine import Action, View
 from rules.frenzy_falls.components import SPILL_AT
 from rules.frenzy_falls.view import with_faces
+from rules.search import normal_first
 
 #: What a face-down card the bot cannot see is worth on average (the deck's means, rounded).
 UNSEEN_WATER = 2.3
@@ -124,7 +125,4 @@ def ranked(view: View, rng: random.Random, width: int) -> list[Action]:
         values = [_play_value(seen, a) for a in legal]
         order = sorted(range(len(legal)), key=lambda k: -values[k])
         return [dict(legal[k]) for k in order[:width]]
-    pick = bot_action(view, rng)
-    rest = [dict(a) for a in legal if a != pick]
-    rng.shuffle(rest)
-    return ([dict(pick)] if pick is not None else []) + rest[:width - 1]
+    return normal_first(legal, bot_action(view, rng), rng, width)

@@ -43,7 +43,9 @@ def sample(view: View, rng: random.Random) -> State:
     won = _won(view, pools, rng)
     for s, p in enumerate(players):
         p.won = won[s]
-    unseen = _score_rest(view, pools, won)
+    rest = _out_of_sight(pools)
+    rest.subtract([c for stack in won for c in stack])
+    unseen = sorted(rest.elements(), key=SCORE_FACES.index)
     rng.shuffle(unseen)
     score_deck = unseen[:view["score_deck"]]
     phase = view["phase"]
@@ -98,11 +100,11 @@ def _player(view: View, pools: list[Pool], seat: int, me: int, rng: random.Rando
     return player
 
 
-def _score_rest(view: View, pools: list[Pool], won: list[list[ScoreCard]]) -> list[ScoreCard]:
+def _out_of_sight(pools: list[Pool]) -> Counter[ScoreCard]:
+    """The Score cards not lying on a Pool: the won stacks, the draw deck and those out of the game."""
     rest = Counter(SCORE_CARDS)
     rest.subtract([p.score for p in pools if p.score is not None])
-    rest.subtract([c for stack in won for c in stack])
-    return sorted(rest.elements(), key=SCORE_FACES.index)
+    return rest
 
 
 def _won(view: View, pools: list[Pool], rng: random.Random) -> list[list[ScoreCard]]:
@@ -112,8 +114,7 @@ def _won(view: View, pools: list[Pool], rng: random.Random) -> list[list[ScoreCa
     always exists, since the true stacks are one."""
     wanted = [(p["score_cards"], p["points"]) for p in view["players"]]
     for attempt in range(WON_TRIES + 1):
-        rest = Counter(SCORE_CARDS)
-        rest.subtract([p.score for p in pools if p.score is not None])
+        rest = _out_of_sight(pools)
         stacks: list[list[ScoreCard]] = []
         for count, points in wanted:
             faces = [f for f in SCORE_FACES if rest[f] > 0]

@@ -11,11 +11,23 @@ from typing import Any
 
 import pytest
 
+from bench.common import descendants
 from tests.conftest import HubProcess
 from tests.hub.test_play_again import finished_room
 from tests.hub.wsclient import http, snapshot
 
 pytestmark = pytest.mark.asyncio
+
+
+def played_out(hub: HubProcess, rid: str, within_s: float, why: str, each: Any = None) -> None:
+    """Wait until room `rid` is finished (`why` if it is not within `within_s`), calling `each()`
+    between looks."""
+    deadline = time.monotonic() + within_s
+    while http(hub.url, "GET", f"/api/rooms/{rid}")[1]["status"] != "finished":
+        assert time.monotonic() < deadline, why
+        if each is not None:
+            each()
+        time.sleep(0.2)
 
 
 def make(hub: HubProcess, bots: Any, game: str = "symbiose", seats: int = 2) -> tuple[int, Any]:
@@ -39,10 +51,7 @@ async def test_each_bots_level_is_in_the_view_and_the_replay(hub: HubProcess) ->
     _, view = await snapshot(hub.url, rid)
     by_seat = {p["seat"]: p for p in view["players"]}
     assert by_seat[0]["bot_level"] == "easy" and by_seat[1]["bot_level"] == "normal"
-    deadline = time.monotonic() + 30
-    while http(hub.url, "GET", f"/api/rooms/{rid}")[1]["status"] != "finished":
-        assert time.monotonic() < deadline, "a room of an easy and a normal bot plays to its end"
-        time.sleep(0.1)
+    played_out(hub, rid, 30, "a room of an easy and a normal bot plays to its end")
     status, replay = http(hub.url, "GET", f"/api/rooms/{rid}/replay")
     assert status == 200
     assert [p["bot_level"] for p in replay["view"]["players"]] == ["easy", "normal"]
@@ -64,29 +73,11 @@ async def test_a_room_of_a_strong_and_a_normal_bot_plays_to_its_end(hub: HubProc
     status, made = make(hub, [{"seat": 0, "level": "strong"}, 1])
     assert status == 201, made
     rid = made["room"]
-    deadline = time.monotonic() + 60
-    while http(hub.url, "GET", f"/api/rooms/{rid}")[1]["status"] != "finished":
-        assert time.monotonic() < deadline, "a room of a strong and a normal bot plays to its end"
-        time.sleep(0.2)
+    played_out(hub, rid, 60, "a room of a strong and a normal bot plays to its end")
     status, replay = http(hub.url, "GET", f"/api/rooms/{rid}/replay")
     assert status == 200
     assert [p["bot_level"] for p in replay["view"]["players"]] == ["strong", "normal"]
     assert len(replay["steps"]) >= 16
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process under `pid` (a hub's thinking workers and their forkserver), from /proc."""
-    parent = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError), open(f"/proc/{entry}/stat") as f:
-                parent[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-    under, grew = {pid}, True
-    while grew:
-        more = {p for p, pp in parent.items() if pp in under} - under
-        under |= more
-        grew = bool(more)
-    return sorted(under - {pid})
 
 
 async def test_a_strong_bot_whose_workers_die_still_plays_to_the_end(hub_factory: Any) -> None:
@@ -96,16 +87,16 @@ async def test_a_strong_bot_whose_workers_die_still_plays_to_the_end(hub_factory
     assert h.proc is not None
     status, made = make(h, [{"seat": 0, "level": "strong"}, {"seat": 1, "level": "strong"}])
     assert status == 201, made
-    rid, killed = made["room"], 0
-    deadline = time.monotonic() + 90
-    while http(h.url, "GET", f"/api/rooms/{rid}")[1]["status"] != "finished":
-        assert time.monotonic() < deadline, "the table stalled after its thinking workers were killed"
-        for pid in _descendants(h.proc.pid):
+    killed: list[int] = []
+
+    def kill_workers() -> None:
+        assert h.proc is not None
+        for pid in descendants(h.proc.pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-                killed += 1
-        time.sleep(0.3)
-    assert killed >= 2
+                killed.append(pid)
+    played_out(h, made["room"], 90, "the table stalled after its thinking workers were killed", kill_workers)
+    assert len(killed) >= 2
     assert h.proc.poll() is None, "the hub itself lives on"
 
 
