@@ -1,6 +1,6 @@
 """Bots' strength: tournaments between levels, per game, with rotated seats.
 
-    python -m bench.bots [--games 200] [--think-ms 300] [--jobs 2]
+    python -m bench.bots [--games 200] [--think-ms 300] [--jobs 2] [--game G] [--pairing strong:normal]
 
 For each game at its usual table size, one seat of a level plays against the others all of another
 level (or random legal play), `--games` games per pairing, the seat that plays the level under test
@@ -128,7 +128,8 @@ def tournament(gid: str, subject: str, others: str, games: int,
             "ratio": share * seats, "games": n, "unfinished": unfinished}
 
 
-def run(games: int = 200, jobs: int = 1, only: str | None = None) -> tuple[list[Row], dict[str, Any]]:
+def run(games: int = 200, jobs: int = 1, only: str | None = None,
+        pairing: tuple[str, str] | None = None) -> tuple[list[Row], dict[str, Any]]:
     rows: list[Row] = []
     figures: dict[str, Any] = {}
     for gid in sorted(USUAL):
@@ -138,6 +139,8 @@ def run(games: int = 200, jobs: int = 1, only: str | None = None) -> tuple[list[
         seats = USUAL[gid]
         for subject, others in PAIRINGS:
             if levels.STRONG in (subject, others) and levels.STRONG not in levels.levels_for(gid):
+                continue
+            if pairing and (subject, others) != pairing:
                 continue
             t = tournament(gid, subject, others, games, times, jobs)
             goal = GOAL.get((subject, others))
@@ -162,10 +165,14 @@ def main() -> None:
     ap.add_argument("--think-ms", type=int, default=300, help="a strong bot's budget a decision")
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="games played at once")
     ap.add_argument("--game", default=None, help="only this game")
+    ap.add_argument("--pairing", default=None, help="only this pairing, as level:others (strong:normal)")
     args = ap.parse_args()
     global THINK_S
     THINK_S = args.think_ms / 1000
-    rows, figures = run(args.games, args.jobs, args.game)
+    pairing = tuple(args.pairing.split(":", 1)) if args.pairing else None
+    if pairing and pairing not in PAIRINGS:
+        ap.error(f"--pairing is one of {', '.join(':'.join(p) for p in PAIRINGS)}")
+    rows, figures = run(args.games, args.jobs, args.game, pairing)  # type: ignore[arg-type]
     print_table("Bots", rows)
     print(bench_line(figures))
 

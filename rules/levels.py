@@ -7,7 +7,8 @@ what it makes of that view. Pure: the choice depends on the view and the random 
 - ``strong``: a search over what the seat may know (rules/search.py), offered for the games in
   `SEARCHED`: those with a sampler of their hidden cards (`rules.registry.SAMPLERS`) where the
   search, within the hub's budget, measured clearly stronger than the normal bot (bench/bots.py).
-  Its grabs are the normal ones.
+  Its grabs are the normal ones. Where the game has offers, the hub may forbid it new ones
+  (`propose`): a table's strong bots make at most one a minute (hub/tables/bots.py).
 - ``easy``: a beginner. On each decision it plays the normal move only `EASY_CARE` of the time and
   otherwise any legal move at random (a card thrown away, an offer not made, a Pool chosen
   blindly), and it goes for a grab only that often too. It always plays legally.
@@ -38,8 +39,10 @@ EASY_CARE = 0.5
 
 #: The games whose bots may be strong. Frenetic Village has a sampler, but its battles are long and
 #: its playouts few within 300 ms: measured, the search only matched the normal bot (1.0 x its fair
-#: share over 24 games), so it is not offered there (docs/frenetic_village.md).
-SEARCHED = frozenset({"symbiose", "frenzy_falls"}) & frozenset(SAMPLERS)
+#: share over 24 games), so it is not offered there (docs/frenetic_village.md). Waterfall Park's
+#: search plays to the round's end and compares its moves in the same worlds (its sampler's
+#: `horizon` and `paired`).
+SEARCHED = frozenset({"symbiose", "frenzy_falls", "waterfall_park"}) & frozenset(SAMPLERS)
 
 
 def levels_for(game_id: str) -> tuple[str, ...]:
@@ -56,16 +59,23 @@ def check(level: Any, game_id: str) -> str:
 
 
 def bot_action(game: Game, view: View, rng: random.Random, level: str = DEFAULT,
-               stop: Callable[[], bool] | None = None, iterations: int = search.ITERATIONS) -> Action | None:
+               stop: Callable[[], bool] | None = None, iterations: int = search.ITERATIONS,
+               propose: bool = True) -> Action | None:
     """The move of a bot of `level` seeing `view` (None when it has none to make). A strong bot's
-    search ends after `iterations`, or sooner once `stop()` says its time is up."""
+    search ends after `iterations`, or sooner once `stop()` says its time is up; without `propose`
+    it makes no offer (counter-offers included): the hub paces a table's strong bots' offers."""
     if level == EASY and rng.random() >= EASY_CARE:
         legal = view.get("legal") or []
         if legal:
             return dict(rng.choice(legal))
     if level == STRONG and game.id in SEARCHED:
-        return search.search(game, SAMPLERS[game.id], view, rng, iterations=iterations, stop=stop)
+        return search.search(game, SAMPLERS[game.id], view, rng, iterations=iterations, stop=stop,
+                             allow=None if propose else _no_offer)
     return game.bot_action(view, rng)
+
+
+def _no_offer(action: Action) -> bool:
+    return action.get("type") != "offer"
 
 
 def bot_wants(game: Game, view: View, info: Mapping[str, Any], rng: random.Random, level: str = DEFAULT) -> bool:

@@ -8,6 +8,7 @@ from rules.frenetic_village import sample as frenetic_village_sample
 from rules.frenzy_falls import sample as frenzy_falls_sample
 from rules.search import Sampler
 from rules.symbiose import sample as symbiose_sample
+from rules.waterfall_park import sample as waterfall_park_sample
 
 GAMES: dict[str, Game] = {
     game.id: game for game in (frenzy_falls.GAME, waterfall_park.GAME, frenetic_village.GAME, symbiose.GAME)
@@ -18,6 +19,7 @@ SAMPLERS: dict[str, Sampler] = {
     symbiose.GAME.id: symbiose_sample,
     frenzy_falls.GAME.id: frenzy_falls_sample,
     frenetic_village.GAME.id: frenetic_village_sample,
+    waterfall_park.GAME.id: waterfall_park_sample,
 }
 
 

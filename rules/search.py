@@ -28,11 +28,25 @@ from rules.engine import HUB, Action, Game, IllegalAction, View
 
 class Sampler(Protocol):
     """A game's knowledge of its own hidden parts: which seat a view is of, and a state consistent
-    with it (`game.view(sample(view, rng), seat_of(view))` is `view`, its `legal` included)."""
+    with it (`game.view(sample(view, rng), seat_of(view))` is `view`, its `legal` included).
+
+    A sampler may also define `horizon(view) -> Horizon` where a whole game is too long to play out
+    within a decision's budget, and `policy(view, rng) -> Action | None`, the normal policy made
+    cheap for playouts (the normal bot's own, less what costs most and matters least there), with
+    `playout_view(state, seat) -> View`, the seat's view less what that policy never reads."""
 
     def seat_of(self, view: View) -> int: ...
     def sample(self, view: View, rng: random.Random) -> Any: ...
     def candidates(self, view: View, rng: random.Random, width: int) -> list[Action]: ...
+
+
+class Horizon(Protocol):
+    """Where a playout is cut short, the final scores it foresees from there, and how far off such
+    a forecast may be (in points: the softness of `foreseen`)."""
+
+    def reached(self, state: Any) -> bool: ...
+    def scores(self, state: Any) -> list[float]: ...
+    def spread(self, state: Any) -> float: ...
 
 
 #: Iterations a search makes when no `stop` ends it sooner: the hub's budget in time stops most
@@ -59,17 +73,24 @@ class Line:
 
 
 def search(game: Game, sampler: Sampler, view: View, rng: random.Random, iterations: int = ITERATIONS,
-           stop: Callable[[], bool] | None = None, width: int = WIDTH) -> Action | None:
-    """The move of a strong bot seeing `view` (None when it has none to make)."""
+           stop: Callable[[], bool] | None = None, width: int = WIDTH,
+           allow: Callable[[Action], bool] | None = None) -> Action | None:
+    """The move of a strong bot seeing `view` (None when it has none to make), among the moves
+    `allow` lets it make (the hub's pace for a table's offers), if any is a candidate."""
     legal: list[Action] = view.get("legal") or []
     if not legal:
         return None
-    if len(legal) == 1:
-        return dict(legal[0])
     seat = sampler.seat_of(view)
-    lines = [Line(dict(a)) for a in sampler.candidates(view, rng, width)]
+    found = sampler.candidates(view, rng, width)  # more than `legal` where it cannot list offers
+    lines = [Line(dict(a)) for a in found if allow is None or allow(a)] or [Line(dict(found[0]))]
     if len(lines) == 1:
         return lines[0].action
+    foresee = getattr(sampler, "horizon", None)
+    horizon: Horizon | None = foresee(view) if foresee is not None else None
+    policy = getattr(sampler, "policy", None)
+    see = getattr(sampler, "playout_view", None)
+    if getattr(sampler, "paired", False):
+        return _paired(game, sampler, view, rng, lines, iterations, stop, horizon, policy, see)
     for done in range(iterations):
         if stop is not None and done >= len(lines) and stop():
             break
@@ -77,11 +98,39 @@ def search(game: Game, sampler: Sampler, view: View, rng: random.Random, iterati
         state = sampler.sample(view, rng)
         game.apply(state, seat, copy.deepcopy(line.action))
         line.visits += 1
-        line.total += playout(game, state, seat, rng)
+        line.total += playout(game, state, seat, rng, horizon, policy, see)
     # the line tried most; among lines tried as often (a search cut short), the candidate ranked
     # first, which is the normal policy's own preference, never the luckiest single playout
     most = max(ln.visits for ln in lines)
     return dict(next(ln for ln in lines if ln.visits == most).action)
+
+
+def _paired(game: Game, sampler: Sampler, view: View, rng: random.Random, lines: list[Line], iterations: int,
+            stop: Callable[[], bool] | None, horizon: Horizon | None, policy: Policy | None,
+            see: Callable[[Any, int], View] | None) -> Action:
+    """Every line tried in the same sampled worlds, each world played out from every line with the
+    same random stream (common random numbers): where the lines differ by a little against a world's
+    large luck, as a trade of one location does, the comparison sees the difference and not the
+    luck. The best mean wins; ties go to the candidate ranked first."""
+    seat = sampler.seat_of(view)
+    for done in range(0, iterations, len(lines)):
+        got: list[float] = []
+        for line in lines:
+            if stop is not None and done and stop():
+                break  # a world not tried from every line is left out: the lines stay paired
+            if not got:
+                world = sampler.sample(view, rng)
+                seed = rng.getrandbits(64)
+            state = copy.deepcopy(world)
+            game.apply(state, seat, copy.deepcopy(line.action))
+            got.append(playout(game, state, seat, random.Random(seed), horizon, policy, see))
+        if len(got) < len(lines):
+            break
+        for line, value in zip(lines, got, strict=True):
+            line.visits += 1
+            line.total += value
+    best = max(ln.mean() for ln in lines)
+    return dict(next(ln for ln in lines if ln.mean() == best).action)
 
 
 def normal_first(legal: Sequence[Action], pick: Action | None, rng: random.Random, width: int) -> list[Action]:
@@ -100,12 +149,21 @@ def _choose(lines: Sequence[Line], done: int) -> Line:
     return max(lines, key=lambda ln: ln.mean() + EXPLORE * math.sqrt(log_n / ln.visits))
 
 
-def playout(game: Game, state: Any, seat: int, rng: random.Random) -> float:
-    """Play a world to its end with every seat on the normal policy; the seat's reward in [0, 1]."""
+Policy = Callable[[View, random.Random], "Action | None"]
+
+
+def playout(game: Game, state: Any, seat: int, rng: random.Random, horizon: Horizon | None = None,
+            policy: Policy | None = None, see: Callable[[Any, int], View] | None = None) -> float:
+    """Play a world to its end (or to the horizon, and what it foresees from there) with every seat
+    on the normal policy; the seat's reward in [0, 1]."""
+    decide = policy or game.bot_action
+    look = see or game.view
     for _ in range(PLAYOUT_STEPS):
         result = game.result(state)
         if result is not None:
             return reward(result, seat)
+        if horizon is not None and horizon.reached(state):
+            return foreseen(horizon.scores(state), seat, horizon.spread(state))
         contest = game.contest(state)
         if contest is not None:
             tried = [s for s in contest.eligible if game.bot_wants(game.view(state, s), contest.info)]
@@ -116,13 +174,25 @@ def playout(game: Game, state: Any, seat: int, rng: random.Random) -> float:
         if not movers:
             break
         mover = rng.choice(movers)
-        view = game.view(state, mover)
-        action = game.bot_action(view, rng) or rng.choice(view["legal"])
+        view = look(state, mover)
+        action = decide(view, rng) or rng.choice(view["legal"])
         try:
             game.apply(state, mover, copy.deepcopy(action))
         except IllegalAction:  # an offer the sampled world made stale: any legal move instead
             game.apply(state, mover, dict(rng.choice(game.legal(state, mover))))
     return 0.5
+
+
+def foreseen(scores: Sequence[float], seat: int, spread: float) -> float:
+    """The reward of an end foreseen from a horizon: the victory shared in proportion to
+    exp(score / spread), so that a forecast's leader is not sure to win and a gain that does not
+    change the leader still counts (as a hard win would not); the same margin nudge as `reward`."""
+    top = max(scores)
+    weights = [math.exp((x - top) / max(spread, 1e-9)) for x in scores]
+    share = weights[seat] / sum(weights)
+    rivals = [x for s, x in enumerate(scores) if s != seat]
+    margin = 0.5 + max(-0.5, min(0.5, (scores[seat] - max(rivals)) / 40)) if rivals else 0.5
+    return 0.9 * share + 0.1 * margin
 
 
 def reward(result: Any, seat: int) -> float:

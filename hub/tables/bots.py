@@ -29,6 +29,9 @@ STAND_IN = "stand_in"
 #: What a strong bot leaves of its seat's clock when it cuts its budget to fit: the move still has
 #: to come back from the worker and be applied before the deadline.
 CLOCK_MARGIN_S = 0.25
+#: A table's strong bots make at most one offer (or counter-offer) in this many seconds: people
+#: negotiate at the pace of talk, and a bot that proposes at search speed buries their own offers.
+OFFER_EVERY_S = 60.0
 
 logger = logging.getLogger("hub.bots")
 
@@ -39,6 +42,8 @@ class Bots:
         self.handles: dict[int, asyncio.TimerHandle] = {}
         # strong bots thinking in the pool (hub/tables/thinking.py), by seat
         self.thinking: dict[int, Future[Any]] = {}
+        # when a strong bot last made an offer at this table (time.monotonic), for OFFER_EVERY_S
+        self.offered_at: float | None = None
         # the actions (places in the room's `log`) a stand-in made for an absent player, and how
         # many per seat
         self.stood_in: set[int] = set()
@@ -112,8 +117,9 @@ class Bots:
         if due is not None:
             budget = max(0.0, min(budget, due / 1000 - time.time() - CLOCK_MARGIN_S))
         moved = room.actions
+        propose = self.offered_at is None or time.monotonic() - self.offered_at >= OFFER_EVERY_S
         try:
-            thought = thinking.submit(room.game.id, view, room.rng.getrandbits(64), budget)
+            thought = thinking.submit(room.game.id, view, room.rng.getrandbits(64), budget, propose)
         except Exception as e:  # no pool to be had: the seat still moves, at the normal level
             log(logger, logging.WARNING, "a strong bot could not think", room=room.rid, error=repr(e))
             self.play(seat, levels.bot_action(room.game, view, room.rng, levels.NORMAL))
@@ -139,6 +145,8 @@ class Bots:
             log(logger, logging.WARNING, "a strong bot's search failed", room=room.rid, error=repr(e))
             view = room.audiences[audience_key(seat)].view or {}
             action = levels.bot_action(room.game, view, room.rng, levels.NORMAL)
+        if action is not None and action.get("type") == "offer":
+            self.offered_at = time.monotonic()
         self.play(seat, action)
 
     def play(self, seat: int, action: dict[str, Any] | None) -> None:

@@ -60,17 +60,19 @@ def shutdown() -> None:
         _pool = None
 
 
-def think(game_id: str, view: dict[str, Any], seed: int, budget_s: float) -> dict[str, Any] | None:
+def think(game_id: str, view: dict[str, Any], seed: int, budget_s: float,
+          propose: bool = True) -> dict[str, Any] | None:
     """In a worker: a strong bot's move for `view`, the search cut at `budget_s` of wall time."""
     deadline = time.monotonic() + budget_s
     return levels.bot_action(GAMES[game_id], view, random.Random(seed), levels.STRONG,
-                             stop=lambda: time.monotonic() >= deadline)
+                             stop=lambda: time.monotonic() >= deadline, propose=propose)
 
 
-def submit(game_id: str, view: dict[str, Any], seed: int, budget_s: float) -> Future[dict[str, Any] | None]:
+def submit(game_id: str, view: dict[str, Any], seed: int, budget_s: float,
+           propose: bool = True) -> Future[dict[str, Any] | None]:
     """The search, handed to the pool; a pool broken by a worker's death is made again once."""
     try:
-        return pool().submit(think, game_id, view, seed, budget_s)
+        return pool().submit(think, game_id, view, seed, budget_s, propose)
     except BrokenProcessPool:
         shutdown()
-        return pool().submit(think, game_id, view, seed, budget_s)
+        return pool().submit(think, game_id, view, seed, budget_s, propose)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -26,6 +27,17 @@ Action = dict[str, Any]
 OFFERS_PER_ROUND = 3
 #: Worth, in coins, that the bot gives a location or a tile it cannot use this round.
 SPARE_WORTH = 1
+
+
+@lru_cache(maxsize=4)
+def _geometry(locations: tuple[tuple[int, int, int], ...]) -> tuple[dict[int, Cell], dict[int, list[int]]]:
+    """Each location's cell and orthogonal neighbours: the same board in every view of every game,
+    so worked out once (a look-ahead reads thousands of views)."""
+    cell: dict[int, Cell] = {n: (x, y) for n, x, y in locations}
+    by_cell = {c: n for n, c in cell.items()}
+    nbrs = {n: [by_cell[c] for c in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)) if c in by_cell]
+            for n, (x, y) in cell.items()}
+    return cell, nbrs
 
 
 class Park:
@@ -38,12 +50,7 @@ class Park:
         self.rounds: int = view["rounds"]
         self.sizes: dict[str, int] = {a["name"]: a["size"] for a in view["attractions"]}
         self.order: list[str] = [a["name"] for a in view["attractions"]]
-        self.cell: dict[int, Cell] = {loc["n"]: (loc["x"], loc["y"]) for loc in view["board"]["locations"]}
-        by_cell = {c: n for n, c in self.cell.items()}
-        self.nbrs: dict[int, list[int]] = {
-            n: [by_cell[c] for c in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)) if c in by_cell]
-            for n, (x, y) in self.cell.items()
-        }
+        self.cell, self.nbrs = _geometry(tuple((loc["n"], loc["x"], loc["y"]) for loc in view["board"]["locations"]))
         sites = view["sites"]
         self.owner: dict[int, int | None] = {n: sites[n - 1]["owner"] for n in self.cell}
         self.tile: dict[int, str | None] = {n: sites[n - 1]["tile"] for n in self.cell}
@@ -120,10 +127,7 @@ def decide(view: dict[str, Any], rng: random.Random) -> Action | None:
     return None
 
 
-def _discard(park: Park, legal: list[Action], rng: random.Random) -> Action:
-    """Keep the cards that join our locations, or each other, into clusters."""
-    hand: list[int] = park.view["hand"]
-
+def _keep_worth(park: Park, rng: random.Random) -> Callable[[list[int]], float]:
     def worth(kept: list[int]) -> float:
         score = 0.0
         for n in kept:
@@ -139,6 +143,13 @@ def _discard(park: Park, legal: list[Action], rng: random.Random) -> Action:
                     score -= 0.2
         return score + rng.random() * 0.01
 
+    return worth
+
+
+def _discard(park: Park, legal: list[Action], rng: random.Random) -> Action:
+    """Keep the cards that join our locations, or each other, into clusters."""
+    hand: list[int] = park.view["hand"]
+    worth = _keep_worth(park, rng)
     pairs = list(combinations(hand, 2))
     best = max(pairs, key=lambda p: worth([c for c in hand if c not in p]))
     action = {"type": "discard", "cards": list(best)}
@@ -171,6 +182,10 @@ def _build(park: Park, legal: list[Action]) -> Action:
     builds = [a for a in legal if a["type"] == "build"]
     if not builds:
         return {"type": "done"}
+    return max(builds, key=_build_gain(park))
+
+
+def _build_gain(park: Park) -> Callable[[Action], tuple[int, int, int, int]]:
     mine = park.owned(park.me)
     current: dict[str, int] = {}
 
@@ -184,35 +199,94 @@ def _build(park: Park, legal: list[Action]) -> Action:
         room = sum(1 for m in park.nbrs[n] if m in mine and park.tile[m] is None)
         return (park.type_income(cells | {n}, kind) - current[kind], same, room, -n)
 
-    return max(builds, key=gain)
+    return gain
 
 
 def _exchange(park: Park, legal: list[Action]) -> Action | None:
-    offers: dict[str, Any] = park.view["offers"]
-    me = park.me
-    for action in legal:
-        if action["type"] not in ("accept", "decline"):
-            continue
-        offer = offers[str(action["offer"])]
-        if me in offer["accepted"]:
-            continue
-        good = park.value(me, offer["transfers"]) >= 1
-        accept = {"type": "accept", "offer": offer["id"]}
-        if good and accept in legal:
-            return accept
-        return {"type": "decline", "offer": offer["id"]}
-    mine_open = any(o["author"] == me for o in offers.values())
-    made = park.view["players"][me]["offers_made"]
-    if not mine_open and made < OFFERS_PER_ROUND:
-        ideas = _ideas(park)
-        if len(ideas) > made:
-            return {"type": "offer", "transfers": ideas[made]}
+    offer = answerable(park, legal)
+    if offer is not None:
+        return answers(park, offer)[0]
+    if may_propose(park):
+        made = park.view["players"][park.me]["offers_made"]
+        found = ideas(park)
+        if len(found) > made:
+            return {"type": "offer", "transfers": found[made]}
     if {"type": "ready"} in legal:
         return {"type": "ready"}
     return None
 
 
-def _ideas(park: Park) -> list[list[dict[str, Any]]]:
+def answerable(park: Park, legal: list[Action]) -> dict[str, Any] | None:
+    """The first open offer this seat is a party of and has not yet accepted."""
+    for action in legal:
+        if action["type"] in ("accept", "decline"):
+            offer: dict[str, Any] = park.view["offers"][str(action["offer"])]
+            if park.me not in offer["accepted"]:
+                return offer
+    return None
+
+
+def answers(park: Park, offer: dict[str, Any]) -> list[Action]:
+    """Accepting and declining `offer`, the one the normal bot prefers first: it accepts what is
+    worth at least a coin to it (and what it can pay for)."""
+    accept = {"type": "accept", "offer": offer["id"]}
+    decline = {"type": "decline", "offer": offer["id"]}
+    if accept not in park.view["legal"]:
+        return [decline]
+    return [accept, decline] if park.value(park.me, offer["transfers"]) >= 1 else [decline, accept]
+
+
+def counters(park: Park, offer: dict[str, Any], asks: tuple[int, ...] = (1, 3)) -> list[Action]:
+    """Counter-offers to a two-party offer from another player: the same deal for `asks` coins more
+    to this seat (fewer of its own coins given, or more of the author's received), while the round's
+    cap on its offers allows."""
+    me, author = park.me, offer["author"]
+    made = park.view["players"][me]["offers_made"]  # a counter-offer counts: no endless haggling
+    if author == me or len(offer["parties"]) != 2 or made >= OFFERS_PER_ROUND:
+        return []
+    out: list[Action] = []
+    for more in asks:
+        transfers = [dict(t, tiles=dict(t["tiles"]), locations=list(t["locations"])) for t in offer["transfers"]]
+        mine = next((t for t in transfers if t["from"] == me), None)
+        theirs = next((t for t in transfers if t["from"] == author), None)
+        if mine is not None and mine["coins"] >= more:
+            mine["coins"] -= more
+        elif theirs is not None:
+            theirs["coins"] += more
+        else:
+            transfers.append({"from": author, "to": me, "locations": [], "tiles": {}, "coins": more})
+        transfers = [t for t in transfers if t["locations"] or any(t["tiles"].values()) or t["coins"]]
+        if len({(t["from"], t["to"]) for t in transfers}) == 2:
+            out.append({"type": "offer", "transfers": transfers, "counters": offer["id"]})
+    return out
+
+
+def may_propose(park: Park) -> bool:
+    """Whether the bot makes another offer this round: none of its own open, fewer than its cap."""
+    offers: dict[str, Any] = park.view["offers"]
+    mine_open = any(o["author"] == park.me for o in offers.values())
+    return not mine_open and park.view["players"][park.me]["offers_made"] < OFFERS_PER_ROUND
+
+
+def ranked(view: dict[str, Any], rng: random.Random, width: int) -> list[Action]:
+    """The normal bot's moves, its best first: discards by the clusters they keep, builds by what
+    they earn at once; elsewhere its choice, then other legal moves at random."""
+    from rules.search import normal_first  # the search imports no game; a game's bot may use it
+
+    legal: list[Action] = view["legal"]
+    park = Park(view)
+    if legal and legal[0]["type"] == "discard":
+        worth = _keep_worth(park, rng)
+        order = sorted(legal, key=lambda a: -worth([c for c in park.view["hand"] if c not in a["cards"]]))
+        return [dict(a) for a in order[:width]]
+    if view["phase"] == "construction" and any(a["type"] == "build" for a in legal):
+        gain = _build_gain(park)
+        order = sorted((a for a in legal if a["type"] == "build"), key=gain, reverse=True)
+        return [dict(a) for a in order[:width]]
+    return normal_first(legal, decide(view, rng), rng, width)
+
+
+def ideas(park: Park) -> list[list[dict[str, Any]]]:
     """Swaps that help both sides, best for us first: empty locations next to each other's groups,
     or one unbuilt tile for another; coins make up the difference when the other side gains less."""
     me = park.me

@@ -151,6 +151,10 @@ def finish(state: State) -> None:
 
 
 def tiles_on_board(state: State) -> list[int]:
-    return [len(state.built(s)) for s in range(state.seats)]
+    out = [0] * state.seats
+    for owner, tile in zip(state.owner, state.tile, strict=True):
+        if owner is not None and tile is not None:
+            out[owner] += 1
+    return out
 
 # ---- the engine face --------------------------------------------------------------

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from rules.engine import LogKinds, log_entry
@@ -110,7 +111,7 @@ class State:
         self.log_from += log_entry(self.log, LOG_KINDS, kind, args)
 
     def owned(self, seat: int) -> list[int]:
-        return [n for n in NUMBERS if self.owner[n - 1] == seat]
+        return [i + 1 for i, owner in enumerate(self.owner) if owner == seat]
 
     def movable(self, seat: int) -> list[int]:
         """The seat's empty locations whose base it may move, out of bases: not placed this reveal."""
@@ -118,7 +119,7 @@ class State:
         return [n for n in self.owned(seat) if self.tile[n - 1] is None and n not in placed]
 
     def bases_left(self, seat: int) -> int:
-        return BASES - sum(1 for o in self.owner if o == seat)
+        return BASES - self.owner.count(seat)
 
     def built(self, seat: int) -> dict[Cell, str]:
         out: dict[Cell, str] = {}
@@ -135,13 +136,22 @@ class State:
         self.earning = [sum(pay for _, _, pay in parts) for parts in self.attractions]
 
     def split(self, seat: int) -> list[tuple[str, tuple[int, ...], int]]:
-        by_type: dict[str, list[Cell]] = {}
-        for cell, name in self.built(seat).items():
-            by_type.setdefault(name, []).append(cell)
-        out = [
-            (name, tuple(sorted(BY_CELL[c] for c in part)), part_income(len(part), SIZES[name]))
-            for name, cells in by_type.items()
-            for part in best_split(cells, SIZES[name])
-        ]
-        return sorted(out, key=lambda a: a[1])
+        built = tuple((n, name) for n in NUMBERS if self.owner[n - 1] == seat and (name := self.tile[n - 1]))
+        return list(split_of(built))
+
+
+@lru_cache(maxsize=1 << 14)
+def split_of(built: tuple[tuple[int, str], ...]) -> tuple[tuple[str, tuple[int, ...], int], ...]:
+    """The best split of a player's built tiles, given as (location, attraction) in location order:
+    a pure function of them, memoised because a build changes one player's tiles and the others'
+    splits (and every split a bot's look-ahead meets again) need not be found afresh."""
+    by_type: dict[str, list[Cell]] = {}
+    for number, name in built:
+        by_type.setdefault(name, []).append(CELL[number])
+    out = [
+        (name, tuple(sorted(BY_CELL[c] for c in part)), part_income(len(part), SIZES[name]))
+        for name, cells in by_type.items()
+        for part in best_split(cells, SIZES[name])
+    ]
+    return tuple(sorted(out, key=lambda a: a[1]))
 

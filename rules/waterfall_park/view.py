@@ -51,10 +51,12 @@ def seat_view(public: View, state: State, seat: int | None) -> View:
     return view
 
 
-def public_view(state: State) -> View:
+def public_view(state: State, log: bool = True) -> View:
+    """The spectators' view; without the `log` (an empty one) for a playout's bots, which never
+    read it and spend most of a view's copying on it."""
     on_board = flow.tiles_on_board(state)
     players = [_player(state, s, on_board, state.phase == OVER) for s in range(state.seats)]
-    return _public(state, on_board, players)
+    return _public(state, on_board, players, log)
 
 
 def _player(state: State, s: int, on_board: list[int], coins_shown: bool) -> dict[str, Any]:
@@ -71,7 +73,7 @@ def _player(state: State, s: int, on_board: list[int], coins_shown: bool) -> dic
              "complete": len(numbers) == SIZES[name], "income": pay}
             for name, numbers, pay in state.attractions[s]
         ] if state.attractions else [],
-        "locations": len(state.owned(s)),
+        "locations": state.owner.count(s),
         "bases": state.bases_left(s),
         "built": on_board[s],
         "tiles": dict(state.unbuilt[s]),
@@ -82,7 +84,7 @@ def _player(state: State, s: int, on_board: list[int], coins_shown: bool) -> dic
     }
 
 
-def _public(state: State, on_board: list[int], players: list[dict[str, Any]]) -> View:
+def _public(state: State, on_board: list[int], players: list[dict[str, Any]], log: bool) -> View:
     result: dict[str, Any] | None = None
     if state.phase == OVER and state.winners is not None:
         result = {
@@ -123,7 +125,7 @@ def _public(state: State, on_board: list[int], players: list[dict[str, Any]]) ->
         "offers": {str(oid): trade.offer_view(state.offers[oid]) for oid in sorted(state.offers)},
         "max_offers": state.max_offers,
         "trades": state.trades,
-        "log": json_copy(state.log),
+        "log": json_copy(state.log) if log else [],
         "log_from": state.log_from,
     }
 

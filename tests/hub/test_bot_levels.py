@@ -3,6 +3,7 @@ refused when unknown, shown in every view and in the replay, kept in the room's 
 restart and into the next game, and played: a room of easy and normal bots plays to its end."""
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -14,7 +15,7 @@ import pytest
 from bench.common import descendants
 from tests.conftest import HubProcess
 from tests.hub.test_play_again import finished_room
-from tests.hub.wsclient import http, snapshot
+from tests.hub.wsclient import Client, http, snapshot
 
 pytestmark = pytest.mark.asyncio
 
@@ -122,3 +123,42 @@ async def test_the_next_game_keeps_each_bots_level(hub: HubProcess) -> None:
     assert status == 200, body
     _, view = await snapshot(hub.url, body["room"])
     assert [p.get("bot_level") for p in view["players"]] == [None, None, "easy"]
+
+
+async def test_a_tables_strong_bots_make_at_most_one_offer_a_minute(hub_factory: Any) -> None:
+    """Waterfall Park's strong bots negotiate (tests/rules/test_search.py sees them propose), but the
+    table paces them: one offer or counter-offer a minute among them all, while a normal bot at the
+    same table proposes as it always has. A spectator reads every log entry as it comes."""
+    h = hub_factory("--bot-think-ms", "120").start()
+    status, made = make(h, [{"seat": 0, "level": "strong"}, {"seat": 1, "level": "strong"}, 2],
+                        "waterfall_park", 3)
+    assert status == 201, made
+    rid = made["room"]
+    watcher = await Client(h.url, rid).open()
+    entries: dict[int, Any] = {}
+    first_seen: dict[int, float] = {}
+    started = time.monotonic()
+    try:
+        while time.monotonic() - started < 150:
+            view = watcher.view
+            for i, entry in enumerate(view["log"]):
+                n = view["log_from"] + i
+                if n not in entries:
+                    entries[n] = entry
+                    first_seen[n] = time.monotonic()
+            if view["phase"] == "over":
+                break
+            watcher.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(watcher.changed.wait(), 1)
+        assert watcher.view["phase"] == "over", "the table plays to its end"
+        assert entries and min(entries) == 0 and len(entries) == max(entries) + 1, "no entry was missed"
+    finally:
+        await watcher.close()
+    elapsed = time.monotonic() - started
+    # a counter-offer writes "countered" and then its own "offer"
+    strong = [first_seen[n] for n, e in entries.items() if e[0] == "offer" and e[2] in (0, 1)]
+    normal = [n for n, e in entries.items() if e[0] == "offer" and e[2] == 2]
+    assert normal, "offers were on the table (the normal bot's)"
+    assert len(strong) <= 1 + int(elapsed // 60), (len(strong), elapsed)
+    assert all(b - a >= 59 for a, b in zip(strong, strong[1:], strict=False)), strong

@@ -6,6 +6,7 @@ view: two true states that show a seat the same view give the same move for the 
 """
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -22,6 +23,8 @@ from rules.frenzy_falls import sample as frenzy_falls_sample
 from rules.frenzy_falls.components import SCORE_DECK_SIZE, WATERFALL_DECK
 from rules.registry import GAMES, SAMPLERS
 from rules.symbiose.components import DECK
+from rules.waterfall_park import sample as waterfall_park_sample
+from rules.waterfall_park.components import NUMBERS
 
 
 def _symbiose_cards(state: Any) -> Counter[int]:
@@ -45,14 +48,31 @@ def _frenetic_village_full(state: Any, seats: int) -> bool:
     return frenetic_village_sample.cards_of(state) == list(range(DECK_SIZE))
 
 
+def _waterfall_park_full(state: Any, seats: int) -> bool:
+    """Every location card once, and every owned location's card in the box."""
+    return (waterfall_park_sample.cards_of(state) == Counter(NUMBERS)
+            and all(n in state.box for n in NUMBERS if state.owner[n - 1] is not None))
+
+
 #: Whether a sample holds every card of a game of `seats` exactly once.
 COUNTED: dict[str, Callable[[Any, int], bool]] = {"symbiose": _symbiose_full, "frenzy_falls": _frenzy_falls_full,
-                                                  "frenetic_village": _frenetic_village_full}
+                                                  "frenetic_village": _frenetic_village_full,
+                                                  "waterfall_park": _waterfall_park_full}
 
 
 def _world(state: Any) -> str:
     """A state's every place, its random stream aside."""
     return repr({k: v for k, v in vars(state).items() if k != "rng"})
+
+
+def playable(game: Any, state: Any, seat: int, action: Any) -> bool:
+    """A move of `legal`, or an offer (which `legal` cannot list) that the true state takes."""
+    if action in game.legal(state, seat):
+        return True
+    if not isinstance(action, dict) or action.get("type") != "offer":
+        return False
+    game.apply(copy.deepcopy(state), seat, copy.deepcopy(action))
+    return True
 
 
 def decisions(gid: str, seats: int, seed: int, limit: int = 400) -> Iterator[tuple[Any, int]]:
@@ -123,7 +143,7 @@ def test_two_true_states_with_one_view_give_one_move(gid: str) -> None:
         assert other_view == view
         first = search.search(game, sampler, view, random.Random(5), iterations=24)
         second = search.search(game, sampler, other_view, random.Random(5), iterations=24)
-        assert first == second and first in view["legal"]
+        assert first == second and playable(game, state, seat, first)
         compared += 1
         if compared >= 6:
             break
@@ -146,7 +166,7 @@ def test_a_strong_bot_plays_only_legal_moves_to_the_end(gid: str) -> None:
         seat = next(s for s in game.active(state) if game.legal(state, s))
         view = game.view(state, seat)
         action = search.search(game, SAMPLERS[gid], view, rng, iterations=12)
-        assert action in view["legal"]
+        assert playable(game, state, seat, action)
         game.apply(state, seat, action)
     assert game.result(state) is not None
 
@@ -170,3 +190,42 @@ def test_a_search_stops_when_told_after_one_try_of_each_candidate() -> None:
         return True
     action = search.search(game, sampler, view, random.Random(0), iterations=10_000, stop=stop)
     assert action in view["legal"] and len(asked) == 1
+
+
+def test_a_strong_park_bot_proposes_only_when_the_table_lets_it() -> None:
+    """Waterfall Park's strong bot weighs offers of its own beside saying ready, and makes none when
+    the hub's pace forbids it (`propose=False`): every other move stays its to choose."""
+    game, sampler = GAMES["waterfall_park"], SAMPLERS["waterfall_park"]
+    proposing = []
+    for seed in (2, 5):
+        for st, s in decisions("waterfall_park", 4, seed):
+            view = game.view(st, s)
+            if (st.phase == "exchange" and not st.offers and {"type": "ready"} in view["legal"]
+                    and any(a["type"] == "offer" for a in sampler.candidates(view, random.Random(0), 8))):
+                proposing.append(view)
+    assert len(proposing) >= 4
+    free = [levels.bot_action(game, v, random.Random(0), levels.STRONG, iterations=60) for v in proposing]
+    paced = [levels.bot_action(game, v, random.Random(0), levels.STRONG, iterations=60, propose=False)
+             for v in proposing]
+    assert any(a is not None and a["type"] == "offer" for a in free)
+    assert paced == [{"type": "ready"}] * len(proposing)
+
+
+def test_a_strong_park_bot_answers_an_offer_by_accepting_declining_or_countering() -> None:
+    game, sampler = GAMES["waterfall_park"], SAMPLERS["waterfall_park"]
+    asked = 0
+    for state, seat in decisions("waterfall_park", 4, 9):
+        view = game.view(state, seat)
+        waiting = [a for a in view["legal"] if a["type"] == "decline"]
+        if not waiting:
+            continue
+        lines = sampler.candidates(view, random.Random(0), 8)
+        oid = waiting[0]["offer"]
+        assert {"type": "decline", "offer": oid} in lines
+        counters = [a for a in lines if a["type"] == "offer"]
+        assert all(a["counters"] == oid for a in counters)
+        for counter in counters:  # each is a legal counter-offer in the true world
+            copy_ = sampler.sample(view, random.Random(1))
+            game.apply(copy_, seat, counter)
+        asked += 1
+    assert asked >= 3

@@ -418,10 +418,10 @@ def test_a_bot_seats_level_is_chosen_in_the_form_and_shown_at_the_table(browser:
     page.get_by_test_id("bot-1").check()
     page.get_by_test_id("bot-2").check()
     expect(page.get_by_test_id("bot-level-1")).to_have_value("normal")
-    # the levels offered are the game's: the search (strong) knows Symbiose, not yet Waterfall Park
+    # the levels offered are the game's: the search (strong) knows Symbiose, not yet Frenetic Village
     offered = "(e) => [...e.options].map((o) => o.value)"
     assert page.get_by_test_id("bot-level-1").evaluate(offered) == ["easy", "normal", "strong"]
-    page.get_by_test_id("new-game").select_option("waterfall_park")
+    page.get_by_test_id("new-game").select_option("frenetic_village")
     page.get_by_test_id("bot-1").check()
     assert page.get_by_test_id("bot-level-1").evaluate(offered) == ["easy", "normal"]
     page.get_by_test_id("new-game").select_option("symbiose")
