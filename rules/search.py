@@ -10,6 +10,11 @@ a sampled world's later moves are played by the normal policy anyway). Each iter
 3. plays the sampled world out with every seat on the normal policy (as `bench/bots.py` plays it,
    contests settled at random among the seats that try), and scores the end for the seat.
 
+A game may change three things through its sampler: a `Horizon` where a whole game is too long to
+play out in the budget (the playout stops there and scores a forecast, softly); a cheaper playout
+`policy`; and `paired`, where its moves differ by little against the luck of the cards to come: then
+every candidate is tried in the same worlds with the same random stream instead of by UCB1.
+
 The search never reads a true state: it receives a view, as every bot does, and the same view and
 the same random stream give the same move (tests/rules/test_search.py). Pure like all of `rules/`:
 time reaches it only as `stop`, a callable the hub passes to end a search at its budget.

@@ -27,9 +27,11 @@ from collections import Counter
 from typing import Any
 
 import rules.waterfall_park.bot as bot
+import rules.waterfall_park.trade as trade
 import rules.waterfall_park.view as views
 from rules.engine import Action, View, json_copy
 from rules.search import playout
+from rules.waterfall_park import GAME
 from rules.waterfall_park.components import ATTRACTIONS, NUMBERS, ROUNDS, START_COINS, TILE_COUNTS
 from rules.waterfall_park.state import EXCHANGE, OVER, PREPARATION, Offer, State, Transfer
 
@@ -176,20 +178,16 @@ def fair(view: View, transfers: list[dict[str, Any]], rng: random.Random, worlds
     """Whether the other party, judging as the strong bot does, would take the deal: in sampled
     worlds played to the round's end by the same playouts, the deal done against no deal, from its
     side (the seat's own side is the search's to weigh)."""
-    from rules.waterfall_park import GAME  # the game's face imports this module
-
     me = seat_of(view)
     other = next(t["to"] if t["from"] == me else t["from"] for t in transfers)
+    deal = trade.parse_transfers(len(view["players"]), transfers)
     horizon = Horizon(view)
     gain = 0.0
     for _ in range(worlds):
         world = sample(view, rng)
         seed = rng.getrandbits(64)
         dealt = copy.deepcopy(world)
-        offer = Offer(dealt.next_offer, me, tuple(Transfer(t["from"], t["to"], tuple(t["locations"]),
-                      tuple((k, c) for k, c in t["tiles"].items() if c), t["coins"]) for t in transfers), [])
-        from rules.waterfall_park.trade import execute
-        execute(dealt, offer)
+        trade.execute(dealt, Offer(dealt.next_offer, me, deal, []))
         dealt.refresh_earning()
         gain += playout(GAME, dealt, other, random.Random(seed), horizon, policy, playout_view)
         gain -= playout(GAME, world, other, random.Random(seed), horizon, policy, playout_view)
