@@ -59,6 +59,7 @@ def play(gid: str, seats: int, seed: int, roles: list[str], times: dict[str, lis
     game = GAMES[gid]
     state = game.setup(seats, seed, game.check_options(seats, {}))
     rng = random.Random(seed * 7919 + 1)
+    offered: set[Any] = set()  # the rounds in which a strong bot made an offer
     for _ in range(MAX_STEPS):
         result = game.result(state)
         if result is not None:
@@ -79,7 +80,13 @@ def play(gid: str, seats: int, seed: int, roles: list[str], times: dict[str, lis
         if roles[seat] == "random":
             action = _random_action(view, rng)
         elif roles[seat] == levels.STRONG:
-            action = levels.bot_action(game, view, rng, levels.STRONG, stop=_stop_at(started + THINK_S))
+            # the hub lets a table's strong bots make one offer a minute; a bench has no minutes,
+            # so it lets them make one a round (about what a minute is at a table of people)
+            rnd = view.get("round")
+            action = levels.bot_action(game, view, rng, levels.STRONG, stop=_stop_at(started + THINK_S),
+                                       propose=rnd not in offered)
+            if action is not None and action.get("type") == "offer":
+                offered.add(rnd)
         else:
             action = levels.bot_action(game, view, rng, roles[seat])
         times.setdefault(roles[seat], []).append(time.perf_counter() - started)
@@ -172,7 +179,7 @@ def main() -> None:
     pairing = tuple(args.pairing.split(":", 1)) if args.pairing else None
     if pairing and pairing not in PAIRINGS:
         ap.error(f"--pairing is one of {', '.join(':'.join(p) for p in PAIRINGS)}")
-    rows, figures = run(args.games, args.jobs, args.game, pairing)  # type: ignore[arg-type]
+    rows, figures = run(args.games, args.jobs, args.game, pairing)
     print_table("Bots", rows)
     print(bench_line(figures))
 
