@@ -33,7 +33,7 @@ def main() -> None:
     parts = [
         ("Fan-out", lambda: asyncio.run(fanout.run([1000] if quick else [1000, 5000], args.ws, args.loop))),
         ("Latency under load", lambda: asyncio.run(latency.run(100 if quick else 500, 8 if quick else 30,
-                                                               args.ws, args.loop, pairs=1 if quick else 3))),
+                                                               args.ws, args.loop, pairs=1 if quick else 5))),
         ("Delta size", lambda: delta_size.run(8 if quick else 40)),
         ("Restart", lambda: restart.run(100 if quick else 500, 5 if quick else 10)),
         ("Memory", lambda: memory.run(1000 if quick else 5000, args.ws, args.loop)),

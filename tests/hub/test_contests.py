@@ -133,10 +133,14 @@ async def test_far_and_near_players_win_alike(hub_factory: Any) -> None:
     assert abs(mid_near - mid_far) < 60
 
 
-async def contest_table(base: str, edge: str | None = None) -> tuple[list[Client], str]:
-    """A table where a contest is open; its players connect to `edge` (another process) if given."""
+async def contest_table(base: str, edge: str | None = None, tokens_out: list[str] | None = None
+                        ) -> tuple[list[Client], str]:
+    """A table where a contest is open; its players connect to `edge` (another process) if given,
+    and their tokens go to `tokens_out` if given."""
     room = new_room(base, "frenetic_village", 3, {"grab_window_ms": 1500})
     tokens = [join(base, room, f"p{s}", s)[1] for s in range(3)]
+    if tokens_out is not None:
+        tokens_out.extend(tokens)
     players = [await Client(edge or base, room, t).open() for t in tokens]
     rng = random.Random(3)
     for _ in range(200):

@@ -19,6 +19,7 @@ import pytest
 
 from rules.registry import GAMES
 from tests.conftest import ROOT, HubProcess
+from tests.hub.test_contests import contest_table
 from tests.hub.wsclient import Client, http, join, new_room, snapshot, without_presence
 
 GAME_SEATS = [("symbiose", 2), ("frenzy_falls", 3), ("waterfall_park", 3), ("frenetic_village", 3)]
@@ -336,3 +337,52 @@ def test_games_that_finish_in_one_millisecond_are_each_on_a_page() -> None:
     rest = [r for (r,) in db.execute("SELECT rid FROM rooms WHERE finished_ms < ? ORDER BY finished_ms DESC",
                                      (moments[page[-1]],))]
     assert sorted(page + rest) == ["a", "b", "c"]
+
+
+async def test_a_grab_contest_open_at_the_crash_is_opened_again_and_settled_fairly(tmp_path: Path) -> None:
+    """The card is still on the pile in the engine's state, so the room declares the contest anew
+    once it is back (docs/operations.md): each eligible seat gets a new offer with a new nonce, timed
+    from when it is shown; a nonce from before the crash is refused, and of two tries on the new
+    offers the faster hand wins, whichever seat was asked first."""
+    db = tmp_path / "hub.sqlite3"
+    hub = hub_on(db).start()
+    tokens: list[str] = []
+    try:
+        players, room = await contest_table(hub.url, tokens_out=tokens)
+        offered = {c.seat: c.contests[-1] for c in players if c.contests}
+        assert len(offered) == 2, "the two other players are offered the card"
+        seen = {c.seat: (c.seq, c.view) for c in players}
+        hub.kill()  # SIGKILL while the contest is open and nobody has tried
+        for c in players:
+            await c.close()
+        hub = hub_on(db).start()
+        back = {seat: await resumed(hub.url, room, tokens[seat], seen[seat]) for seat in seen}
+        for _ in range(300):
+            if all(back[s].contests for s in offered):
+                break
+            await asyncio.sleep(0.01)
+        fresh = {s: back[s].contests[-1] for s in offered}
+        assert all(fresh[s]["id"] != offered[s]["id"] for s in offered), "new nonces after the restart"
+        first, second = sorted(offered)
+        assert (await back[first].act({"type": "grab", "contest": offered[first]["id"]}))["code"] == "illegal"
+        # `second` reacts in 200 ms, `first` in 450 ms, each from its own offer's arrival
+        arrived = {s: back[s].contest_at[fresh[s]["id"]] for s in offered}
+
+        async def grab_after(seat: int, reaction_s: float) -> dict[str, Any]:
+            await asyncio.sleep(max(0.0, arrived[seat] + reaction_s - time.monotonic()))
+            return await back[seat].act({"type": "grab", "contest": fresh[seat]["id"]})
+        answers = await asyncio.gather(grab_after(first, 0.45), grab_after(second, 0.2))
+        assert [a["t"] for a in answers] == ["ack", "ack"], answers
+        watcher = back[first]
+        for _ in range(400):
+            results = [e for e in watcher.events if e["kind"] == "contest_result"
+                       and e["contest"] == fresh[first]["contest"]]
+            if results:
+                break
+            await asyncio.sleep(0.01)
+        assert results and results[-1]["winner"] == second, results
+        assert "Traceback" not in hub.log()
+        for c in back.values():
+            await c.close()
+    finally:
+        hub.stop()

@@ -1,23 +1,29 @@
-"""The database file: its schema, the one writer that commits off the event loop, and reads.
+"""The database file: its schema, the commits made on the event loop itself, and reads.
 
-Every change of every room is written by one thread, in the order the event loop made them: what
-one turn of the loop pushed goes to the thread as one batch, committed as one transaction, and only
-then does the loop hear of it (and send the change to anyone). A batch that fails (a full disk, an
-I/O error) is tried again, in order, until it is in the file; meanwhile the rooms whose changes wait
-take no further command, so nothing is shown that is not in the file.
+Every change of every room is committed in the order the event loop made them, on the loop's own
+thread, and only then is anyone told of it (and sent the change). A change is committed the moment
+it is pushed when nothing waits before it; what is pushed while steps wait (a failed commit, or a
+change made while others' commits are being told of) joins them in one transaction at the end of
+the loop's turn. A WAL transaction with `synchronous=NORMAL` writes the WAL and no fsync: tens of
+microseconds, less than what the hub paid before, when a writer thread committed each turn's batch:
+two crossings between threads and a turn of the loop before anyone heard of a move, and under load
+a turn of the loop is milliseconds long (docs/operations.md, "Restarts", has the figures).
+
+A batch that fails (a full disk, an I/O error) stays where it is, in order, and is tried again after
+a pause that doubles up to two seconds; meanwhile the rooms whose changes wait take no further
+command, so nothing is shown that is not in the file.
 
 WAL mode lets the lobby read finished games (on a thread of its own, with its own connection)
-while the writer writes. `synchronous=NORMAL`, the default, keeps every commit through a crash of
+while the loop writes. `synchronous=NORMAL`, the default, keeps every commit through a crash of
 the process (`kill -9`): the WAL is written before the commit returns. Only a crash of the whole
-machine can lose the last commits; `--db-sync full` closes that too, at the cost of an fsync per
-commit.
+machine (a power loss) can lose the last commits, those whose WAL pages the kernel had not yet
+written; `--db-sync full` closes that too, at the cost of an fsync per commit, on the loop.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import queue
 import sqlite3
 import threading
 import time
@@ -40,6 +46,13 @@ SCHEMA_V = 1
 CHECKPOINT_EVERY_S = 1.0
 #: A WAL of this many frames (4 KiB pages) is started again from its beginning (SQLite's own default).
 WAL_RESTART_FRAMES = 1000
+#: The first pause before a failed commit is tried again, and the longest.
+RETRY_FIRST_S = 0.05
+RETRY_LONGEST_S = 2.0
+#: How long a commit on the loop waits for a lock another connection holds.
+BUSY_MS = 50
+#: How long `stop` keeps trying to commit what is still queued.
+STOP_TRIES_S = 10.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS hub (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -67,10 +80,10 @@ CREATE TABLE IF NOT EXISTS entries (
 
 @dataclass
 class Step:
-    """One step of the ordered writer: at most one write, then a callback on the event loop.
+    """One step of the ordered commits: at most one write, then a callback once it is in the file.
 
-    `write` runs on the writer's thread inside the batch's transaction (None: a local step that only
-    keeps its place in the order, such as an event sent between two changes)."""
+    `write` runs inside the turn's transaction (None: a local step that only keeps its place in the
+    order, such as an event sent between two changes)."""
 
     write: Callable[[sqlite3.Connection], object] | None
     done: Callable[[], None] | None = None
@@ -81,16 +94,16 @@ class Database:
         self.path = path
         self.metrics = metrics
         self.sync = "FULL" if sync.lower() == "full" else "NORMAL"
+        # pushed and not yet committed, in order (a batch that failed stays at the front)
         self._batch: list[Step] = []
-        self._flushing = False
-        self._queue: queue.SimpleQueue[list[Step] | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._flushing = False  # a commit is due: at the end of this turn, or after a failure's pause
+        self._telling = False  # committed steps' callbacks are running
+        self._retry_s = RETRY_FIRST_S
+        self._conn: sqlite3.Connection | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hub-sqlite-read")
         self._read_conn: sqlite3.Connection | None = None
         self.failing = False
-        self.idle = threading.Event()
-        self.idle.set()
         self._stopping = threading.Event()
         self._finish_checkpoint = threading.Event()
         self._checkpointer: threading.Thread | None = None
@@ -122,28 +135,45 @@ class Database:
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._thread = threading.Thread(target=self._run, name="hub-sqlite-writer", daemon=True)
-        self._thread.start()
+        self._conn = self.open()
+        # the loop never waits long for a lock (only a stray process on the same file could hold
+        # one): a busy file is a failed commit, tried again after a pause like any other
+        self._conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         self._checkpointer = threading.Thread(target=self._checkpoints, name="hub-sqlite-checkpoint", daemon=True)
         self._checkpointer.start()
 
     async def stop(self) -> None:
-        """Commit what is queued, then stop the thread."""
+        """Commit what is queued (trying again for a while if the file refuses), then close."""
+        deadline = time.monotonic() + STOP_TRIES_S
         self._flush()
-        self._queue.put(None)
+        while self._batch and time.monotonic() < deadline:
+            await asyncio.sleep(RETRY_FIRST_S)
+            self._flush()
+        if self._batch:
+            log(logger, logging.ERROR, "changes could not be written before the hub stopped", steps=len(self._batch))
         self._stopping.set()
-        if self._thread is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 10)
         if self._checkpointer is not None:
             await asyncio.get_running_loop().run_in_executor(None, self._checkpointer.join, 10)
         self._reader.shutdown(wait=True)
         if self._read_conn is not None:
             self._read_conn.close()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     # ---- writing -------------------------------------------------------------------------------
 
     def push(self, step: Step) -> None:
-        """Queue a step; everything pushed in this turn of the loop is committed together."""
+        """Commit a step now, and tell of it, when nothing waits before it; else queue it behind
+        what waits, for the commit at the end of this turn of the loop (or after a failure's pause)."""
+        if not self._batch and not self._flushing and not self._telling and self._conn is not None:
+            if self._commit(self._conn, [step]):
+                self._checkpoint_if_due(self._conn)
+                self._done([step])
+                return
+            self._batch.append(step)
+            self._retry_later()
+            return
         self._batch.append(step)
         if not self._flushing:
             self._flushing = True
@@ -152,48 +182,38 @@ class Database:
 
     def _flush(self) -> None:
         self._flushing = False
-        if self._batch:
-            batch, self._batch = self._batch, []
-            self.idle.clear()
-            self._queue.put(batch)
+        if not self._batch or self._conn is None:
+            return
+        batch, self._batch = self._batch, []
+        if not self._commit(self._conn, batch):
+            self._batch = batch + self._batch
+            self._retry_later()
+            return
+        self._checkpoint_if_due(self._conn)
+        self._done(batch)
 
-    def _run(self) -> None:
-        conn = self.open()
-        try:
-            while True:
-                batch = self._queue.get()
-                if batch is None:
-                    return
-                # whatever queued up while the last commit ran goes in this one transaction too
-                while True:
-                    try:
-                        more = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    if more is None:
-                        self._queue.put(None)
-                        break
-                    batch.extend(more)
-                self._commit(conn, batch)
-                if self._finish_checkpoint.is_set():
-                    # after the batch's deltas went out, and before the next batch: what the
-                    # checkpointer left is a few pages, and once all are in the file the next commit
-                    # starts the WAL again from its beginning (a checkpoint beside a busy writer
-                    # never catches up with it alone, and the WAL would grow without end)
-                    self._finish_checkpoint.clear()
-                    try:
-                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                    except sqlite3.Error as e:
-                        log(logger, logging.DEBUG, "checkpoint skipped", error=repr(e)[:200])
-                if self._queue.empty():
-                    self.idle.set()
-        finally:
-            conn.close()
+    def _retry_later(self) -> None:
+        self._flushing = True
+        assert self._loop is not None
+        self._loop.call_later(self._retry_s, self._flush)
+        self._retry_s = min(RETRY_LONGEST_S, self._retry_s * 2)
+
+    def _checkpoint_if_due(self, conn: sqlite3.Connection) -> None:
+        self._retry_s = RETRY_FIRST_S
+        if self._finish_checkpoint.is_set():
+            # right after a commit: what the checkpointer left is a few pages, and once all are in
+            # the file the next commit starts the WAL again from its beginning (a checkpoint beside
+            # a busy writer never catches up with it alone, and the WAL would grow without end)
+            self._finish_checkpoint.clear()
+            try:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error as e:
+                log(logger, logging.DEBUG, "checkpoint skipped", error=repr(e)[:200])
 
     def _checkpoints(self) -> None:
-        """Moves the WAL's pages into the database file beside the writer, out of its way (a passive
-        checkpoint takes no lock that a commit waits for), and once the WAL is long, asks the writer
-        to copy the few pages left between two batches, so that it starts again from its beginning."""
+        """Moves the WAL's pages into the database file beside the loop, out of its way (a passive
+        checkpoint takes no lock that a commit waits for), and once the WAL is long, asks the loop
+        to copy the few pages left after a commit, so that it starts again from its beginning."""
         conn = self.open()
         try:
             while not self._stopping.wait(CHECKPOINT_EVERY_S):
@@ -209,45 +229,46 @@ class Database:
         finally:
             conn.close()
 
-    def _commit(self, conn: sqlite3.Connection, batch: list[Step]) -> None:
-        delay = 0.05
-        while True:
-            started = time.perf_counter()
-            try:
-                conn.execute("BEGIN")
-                for step in batch:
-                    if step.write is not None:
-                        step.write(conn)
-                conn.execute("COMMIT")
-            except sqlite3.Error as e:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-                self.metrics.db_errors.inc()
-                if not self.failing:
-                    self.failing = True
-                    log(logger, logging.ERROR, "the database refuses writes; retrying", error=repr(e)[:300])
-                time.sleep(delay)
-                delay = min(2.0, delay * 2)
-                continue
-            if self.failing:
-                self.failing = False
-                log(logger, logging.WARNING, "the database takes writes again")
-            self.metrics.db_commit_seconds.observe(time.perf_counter() - started)
-            self.metrics.db_batch_steps.observe(len(batch))
-            break
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop closed while the last batch committed
-                loop.call_soon_threadsafe(self._done, batch)
+    def _commit(self, conn: sqlite3.Connection, batch: list[Step]) -> bool:
+        """One transaction of a turn's steps; False (and rolled back) if the file refused it."""
+        if all(step.write is None for step in batch):
+            return True  # steps that only keep their place in the order: nothing to write
+        started = time.perf_counter()
+        try:
+            conn.execute("BEGIN")
+            for step in batch:
+                if step.write is not None:
+                    step.write(conn)
+            conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            self.metrics.db_errors.inc()
+            if not self.failing:
+                self.failing = True
+                log(logger, logging.ERROR, "the database refuses writes; retrying", error=repr(e)[:300])
+            return False
+        if self.failing:
+            self.failing = False
+            log(logger, logging.WARNING, "the database takes writes again")
+        self.metrics.db_commit_seconds.observe(time.perf_counter() - started)
+        self.metrics.db_batch_steps.observe(len(batch))
+        return True
 
-    @staticmethod
-    def _done(batch: list[Step]) -> None:
-        for step in batch:
-            if step.done is not None:
-                try:
-                    step.done()
-                except Exception:  # noqa: BLE001 - one room's failure must not stop the others' deliveries
-                    logger.exception("delivering a committed change failed")
+    def _done(self, batch: list[Step]) -> None:
+        """Tell of committed steps. What their callbacks push meanwhile is queued for the end of the
+        turn rather than committed (and told of) inside them, so that no room's command runs in
+        the middle of another's."""
+        self._telling = True
+        try:
+            for step in batch:
+                if step.done is not None:
+                    try:
+                        step.done()
+                    except Exception:  # noqa: BLE001 - one room's failure must not stop the others' deliveries
+                        logger.exception("delivering a committed change failed")
+        finally:
+            self._telling = False
 
     # ---- reading -------------------------------------------------------------------------------
 
