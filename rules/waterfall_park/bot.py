@@ -21,6 +21,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
+from rules.search import normal_first
 from rules.waterfall_park.income import Cell, best_income
 
 Action = dict[str, Any]
@@ -271,8 +272,6 @@ def may_propose(park: Park) -> bool:
 def ranked(view: dict[str, Any], rng: random.Random, width: int) -> list[Action]:
     """The normal bot's moves, its best first: discards by the clusters they keep, builds by what
     they earn at once; elsewhere its choice, then other legal moves at random."""
-    from rules.search import normal_first  # the search imports no game; a game's bot may use it
-
     legal: list[Action] = view["legal"]
     park = Park(view)
     if legal and legal[0]["type"] == "discard":
