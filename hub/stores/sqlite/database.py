@@ -199,7 +199,6 @@ class Database:
         self._retry_s = min(RETRY_LONGEST_S, self._retry_s * 2)
 
     def _checkpoint_if_due(self, conn: sqlite3.Connection) -> None:
-        self._retry_s = RETRY_FIRST_S
         if self._finish_checkpoint.is_set():
             # right after a commit: what the checkpointer left is a few pages, and once all are in
             # the file the next commit starts the WAL again from its beginning (a checkpoint beside
@@ -248,6 +247,7 @@ class Database:
                 self.failing = True
                 log(logger, logging.ERROR, "the database refuses writes; retrying", error=repr(e)[:300])
             return False
+        self._retry_s = RETRY_FIRST_S
         if self.failing:
             self.failing = False
             log(logger, logging.WARNING, "the database takes writes again")
