@@ -7,6 +7,7 @@ look alike and no card can be followed through a hand, the draw pile or a shuffl
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -207,6 +208,13 @@ def progress(army: Sequence[Army], wilds: int) -> tuple[int, int]:
     the second sums squares over every template, so that among equal bests the bot keeps the hand
     with more ways to finish.
     """
+    return _progress(tuple(sorted(army)), wilds)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _progress(army: tuple[Army, ...], wilds: int) -> tuple[int, int]:
+    """`progress` of a sorted hand: the bots ask of the same few hands again and again (a search's
+    playouts most of all), and the answer does not depend on the cards' order."""
     counts: list[int] = []
     for v in VALUES:
         counts.append(sum(1 for _, w in army if w == v))

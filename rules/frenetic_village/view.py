@@ -22,7 +22,8 @@ def seat_view(public: View, state: State, seat: int | None) -> View:
     return view
 
 
-def public_view(state: State) -> View:
+def public_view(state: State, log: bool = True) -> View:
+    """Everything every audience sees; without `log` (a playout's bots never read it), an empty one."""
     players = []
     for s in range(state.seats):
         pile = state.piles[s]
@@ -56,6 +57,6 @@ def public_view(state: State) -> View:
         "contest": contest,
         "grabbable": [p for p, _ in state.queue],
         "last_battle": json_copy(state.last_battle),
-        "log": json_copy(state.log),
+        "log": json_copy(state.log) if log else [],
         "log_from": state.log_from,
     }
