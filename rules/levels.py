@@ -6,9 +6,11 @@ what it makes of that view. Pure: the choice depends on the view and the random 
 - ``normal``: the game's own heuristic (`Game.bot_action`, `Game.bot_wants`).
 - ``strong``: a search over what the seat may know (rules/search.py), offered for the games in
   `SEARCHED`: those with a sampler of their hidden cards (`rules.registry.SAMPLERS`) where the
-  search, within the hub's budget, measured clearly stronger than the normal bot (bench/bots.py).
-  Its grabs are the normal ones. Where the game has offers, the hub may forbid it new ones
-  (`propose`): a table's strong bots make at most one a minute (hub/tables/bots.py).
+  search, within the hub's budget, measured stronger than the normal bot (bench/bots.py); the
+  search itself runs for every game with a sampler, so that the bench can measure it where it is
+  not offered. Its grabs are searched too (`search.wants`). Where the game has offers, the hub may
+  forbid it new ones (`propose`): a table's strong bots make at most one a minute
+  (hub/tables/bots.py).
 - ``easy``: a beginner. On each decision it plays the normal move only `EASY_CARE` of the time and
   otherwise any legal move at random (a card thrown away, an offer not made, a Pool chosen
   blindly), and it goes for a grab only that often too. It always plays legally.
@@ -37,11 +39,11 @@ DEFAULT = NORMAL
 EASY_CARE = 0.5
 
 
-#: The games whose bots may be strong. Frenetic Village has a sampler, but its battles are long and
-#: its playouts few within 300 ms: measured, the search only matched the normal bot (1.0 x its fair
-#: share over 24 games), so it is not offered there (docs/frenetic_village.md). Waterfall Park's
-#: search plays to the round's end and compares its moves in the same worlds (its sampler's
-#: `horizon` and `paired`).
+#: The games whose bots may be strong: those where the search, within the hub's budget, measured
+#: stronger than the normal bot. Waterfall Park's search plays to the round's end and compares its
+#: moves in the same worlds (its sampler's `horizon` and `paired`). Frenetic Village's search runs
+#: (bench/bots.py measures it) but only matched the normal bot, 1.00 x its fair share over 200
+#: games, so it is not offered (docs/frenetic_village.md).
 SEARCHED = frozenset({"symbiose", "frenzy_falls", "waterfall_park"}) & frozenset(SAMPLERS)
 
 
@@ -68,7 +70,7 @@ def bot_action(game: Game, view: View, rng: random.Random, level: str = DEFAULT,
         legal = view.get("legal") or []
         if legal:
             return dict(rng.choice(legal))
-    if level == STRONG and game.id in SEARCHED:
+    if level == STRONG and game.id in SAMPLERS:
         return search.search(game, SAMPLERS[game.id], view, rng, iterations=iterations, stop=stop,
                              allow=None if propose else _no_offer)
     return game.bot_action(view, rng)
@@ -78,8 +80,13 @@ def _no_offer(action: Action) -> bool:
     return action.get("type") != "offer"
 
 
-def bot_wants(game: Game, view: View, info: Mapping[str, Any], rng: random.Random, level: str = DEFAULT) -> bool:
-    """Whether a bot of `level` tries for a contest (a grab): an easy one is slow to see it."""
+def bot_wants(game: Game, view: View, info: Mapping[str, Any], rng: random.Random, level: str = DEFAULT,
+              stop: Callable[[], bool] | None = None, iterations: int = search.ITERATIONS) -> bool:
+    """Whether a bot of `level` tries for a contest (a grab): an easy one is slow to see it, a strong
+    one searches whether the card is worth more in its hand than in another's (`search.wants`),
+    until `stop()` says its reaction is due."""
     if level == EASY and rng.random() >= EASY_CARE:
         return False
+    if level == STRONG and game.id in SAMPLERS:
+        return search.wants(game, SAMPLERS[game.id], view, info, rng, iterations=iterations, stop=stop)
     return game.bot_wants(view, info)

@@ -15,6 +15,10 @@ play out in the budget (the playout stops there and scores a forecast, softly); 
 `policy`; and `paired`, where its moves differ by little against the luck of the cards to come: then
 every candidate is tried in the same worlds with the same random stream instead of by UCB1.
 
+A contest (Frenetic Village's grab) is weighed the same way by `wants`: the same worlds with the card
+taken and with it left to the others. There the normal policy keeps its answer unless the worlds
+say otherwise by the sampler's `grab_confidence` standard errors (`_confident`).
+
 The search never reads a true state: it receives a view, as every bot does, and the same view and
 the same random stream give the same move (tests/rules/test_search.py). Pure like all of `rules/`:
 time reaches it only as `stop`, a callable the hub passes to end a search at its budget.
@@ -24,8 +28,8 @@ from __future__ import annotations
 import copy
 import math
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rules.engine import HUB, Action, Game, IllegalAction, View
@@ -38,7 +42,8 @@ class Sampler(Protocol):
     A sampler may also define `horizon(view) -> Horizon` where a whole game is too long to play out
     within a decision's budget, and `policy(view, rng) -> Action | None`, the normal policy made
     cheap for playouts (the normal bot's own, less what costs most and matters least there), with
-    `playout_view(state, seat) -> View`, the seat's view less what that policy never reads."""
+    `playout_view(state, seat) -> View`, the seat's view less what that policy never reads; and
+    `grab_confidence`, how sure `wants` must be to overrule the normal policy's grab."""
 
     def seat_of(self, view: View) -> int: ...
     def sample(self, view: View, rng: random.Random) -> Any: ...
@@ -72,6 +77,7 @@ class Line:
     action: Action
     visits: int = 0
     total: float = 0.0
+    values: list[float] = field(default_factory=list)  # each world's, in order, where lines are paired
 
     def mean(self) -> float:
         return self.total / self.visits if self.visits else 0.0
@@ -118,6 +124,21 @@ def _paired(game: Game, sampler: Sampler, view: View, rng: random.Random, lines:
     large luck, as a trade of one location does, the comparison sees the difference and not the
     luck. The best mean wins; ties go to the candidate ranked first."""
     seat = sampler.seat_of(view)
+
+    def begin(state: Any, line: Line, stream: random.Random) -> None:
+        game.apply(state, seat, copy.deepcopy(line.action))
+    _tried_paired(game, sampler, view, rng, lines, begin, iterations, stop, horizon, policy, see)
+    best = max(ln.mean() for ln in lines)
+    return dict(next(ln for ln in lines if ln.mean() == best).action)
+
+
+def _tried_paired(game: Game, sampler: Sampler, view: View, rng: random.Random, lines: list[Line],
+                  begin: Callable[[Any, Line, random.Random], None], iterations: int,
+                  stop: Callable[[], bool] | None, horizon: Horizon | None, policy: Policy | None,
+                  see: Callable[[Any, int], View] | None) -> None:
+    """Each line's visits and total over the same worlds: `begin` makes a line's first step in a
+    copy of the world, with the stream its playout goes on with."""
+    seat = sampler.seat_of(view)
     for done in range(0, iterations, len(lines)):
         got: list[float] = []
         for line in lines:
@@ -127,15 +148,64 @@ def _paired(game: Game, sampler: Sampler, view: View, rng: random.Random, lines:
                 world = sampler.sample(view, rng)
                 seed = rng.getrandbits(64)
             state = copy.deepcopy(world)
-            game.apply(state, seat, copy.deepcopy(line.action))
-            got.append(playout(game, state, seat, random.Random(seed), horizon, policy, see))
+            stream = random.Random(seed)
+            begin(state, line, stream)
+            got.append(playout(game, state, seat, stream, horizon, policy, see))
         if len(got) < len(lines):
             break
         for line, value in zip(lines, got, strict=True):
             line.visits += 1
             line.total += value
-    best = max(ln.mean() for ln in lines)
-    return dict(next(ln for ln in lines if ln.mean() == best).action)
+            line.values.append(value)
+
+
+def _confident(lines: Sequence[Line], z: float) -> Line:
+    """The best line by its mean if it beats the first (the normal policy's choice) by `z` standard
+    errors of their paired differences, else the first: where a sample may misjudge what matters
+    most (the others' hands), the normal policy keeps its answer unless the worlds say otherwise
+    clearly. With `z` 0, the best mean (ties to the first)."""
+    first = lines[0]
+    best = max(lines, key=lambda ln: ln.mean())
+    if best is first or best.mean() == first.mean():
+        return first
+    if not z:
+        return best
+    diffs = [b - a for a, b in zip(first.values, best.values, strict=True)]
+    if len(diffs) < 2:
+        return first
+    mean = sum(diffs) / len(diffs)
+    var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    return best if mean > z * math.sqrt(var / len(diffs)) else first
+
+
+def wants(game: Game, sampler: Sampler, view: View, info: Mapping[str, Any], rng: random.Random,
+          iterations: int = ITERATIONS, stop: Callable[[], bool] | None = None) -> bool:
+    """Whether a seat should try for the contest its view shows (a grab): the worlds where it takes
+    the card, against the same worlds where it lets the others have it (those of them whose normal
+    policy tries, one at random, as equal hands would; or nobody). Trying costs nothing but the
+    card itself, so the search tries when taking it is worth more. A search that saw no world
+    answers as the normal policy does."""
+    seat = sampler.seat_of(view)
+    normal = game.bot_wants(view, info)
+    lines = [Line({"take": normal}), Line({"take": not normal})]
+    see = getattr(sampler, "playout_view", None)
+    look = see or game.view
+
+    def begin(state: Any, line: Line, stream: random.Random) -> None:
+        contest = game.contest(state)
+        assert contest is not None, "a sample of a view with a contest has that contest"
+        if line.action["take"]:
+            winner: int | None = seat
+        else:
+            tried = [s for s in contest.eligible if s != seat and game.bot_wants(look(state, s), contest.info)]
+            winner = stream.choice(tried) if tried else None
+        game.apply(state, HUB, {"type": "contest_result", "key": contest.key, "winner": winner})
+    foresee = getattr(sampler, "horizon", None)
+    _tried_paired(game, sampler, view, rng, lines, begin, iterations, stop,
+                  foresee(view) if foresee is not None else None, getattr(sampler, "policy", None), see)
+    if not lines[0].visits:
+        return normal
+    return bool(_confident(lines, getattr(sampler, "grab_confidence", 0.0)).action["take"])
 
 
 def normal_first(legal: Sequence[Action], pick: Action | None, rng: random.Random, width: int) -> list[Action]:
@@ -171,7 +241,7 @@ def playout(game: Game, state: Any, seat: int, rng: random.Random, horizon: Hori
             return foreseen(horizon.scores(state), seat, horizon.spread(state))
         contest = game.contest(state)
         if contest is not None:
-            tried = [s for s in contest.eligible if game.bot_wants(game.view(state, s), contest.info)]
+            tried = [s for s in contest.eligible if game.bot_wants(look(state, s), contest.info)]
             game.apply(state, HUB, {"type": "contest_result", "key": contest.key,
                                     "winner": rng.choice(tried) if tried else None})
             continue

@@ -108,3 +108,19 @@ def wants(view: View, card: Any) -> bool:
     now = _progress(hand)[0]
     grown = [*hand, new]
     return any(_progress(_without(grown, d))[0] > now for d in range(len(hand)))
+
+
+def parse_card(card: int) -> Parsed:
+    """A physical card (an engine's, or a search's sampled world's) as the bot reasons about it."""
+    return fc.CARDS[card]
+
+
+def parse_kind(kind_id: str) -> Parsed:
+    """A card a view shows (its kind's id) as the bot reasons about it; an unknown one as an action
+    card, which fits no combination."""
+    return _parse(kind_id) or ("skulls", -1, 0)
+
+
+def progress_without(cards: Sequence[Parsed], *slots: int) -> tuple[int, int]:
+    """How close the cards but those in `slots` are to a combination."""
+    return _progress(_without(cards, *slots))

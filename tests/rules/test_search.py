@@ -18,7 +18,7 @@ from bench.bots import USUAL
 from rules import levels, search
 from rules.engine import HUB
 from rules.frenetic_village import sample as frenetic_village_sample
-from rules.frenetic_village.components import DECK_SIZE
+from rules.frenetic_village.components import DECK_SIZE, combination
 from rules.frenzy_falls import sample as frenzy_falls_sample
 from rules.frenzy_falls.components import SCORE_DECK_SIZE, WATERFALL_DECK
 from rules.registry import GAMES, SAMPLERS
@@ -230,3 +230,107 @@ def test_a_strong_park_bot_answers_an_offer_by_accepting_declining_or_countering
             game.apply(copy_, seat, counter)
         asked += 1
     assert asked >= 3
+
+
+def contests(gid: str, seats: int, seed: int, limit: int = 400) -> Iterator[tuple[Any, Any]]:
+    """Every (state, contest) of one game played by normal bots where a contest is open."""
+    game = GAMES[gid]
+    state = game.setup(seats, seed, game.check_options(seats, {}))
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if game.result(state) is not None:
+            return
+        contest = game.contest(state)
+        if contest is not None:
+            yield state, contest
+            tried = [s for s in contest.eligible if game.bot_wants(game.view(state, s), contest.info)]
+            game.apply(state, HUB, {"type": "contest_result", "key": contest.key,
+                                    "winner": rng.choice(tried) if tried else None})
+            continue
+        seat = next(s for s in game.active(state) if game.legal(state, s))
+        view = game.view(state, seat)
+        game.apply(state, seat, game.bot_action(view, rng) or view["legal"][0])
+
+
+CONTESTED = [gid for gid in sorted(SAMPLERS) if gid == "frenetic_village"]
+
+
+@pytest.mark.parametrize("gid", CONTESTED)
+def test_a_sample_during_a_contest_shows_each_eligible_seat_its_view(gid: str) -> None:
+    game, sampler = GAMES[gid], SAMPLERS[gid]
+    seats = USUAL[gid]
+    checked = 0
+    for state, contest in contests(gid, seats, 2):
+        for seat in contest.eligible:
+            view = game.view(state, seat)
+            world = sampler.sample(view, random.Random(checked))
+            assert game.view(world, seat) == view and COUNTED[gid](world, seats)
+            assert game.contest(world) == contest
+            checked += 1
+    assert checked >= 20
+
+
+@pytest.mark.parametrize("gid", CONTESTED)
+def test_two_true_states_with_one_view_give_one_grab(gid: str) -> None:
+    """A strong bot weighs a grab from its view alone, as it chooses a move."""
+    game, sampler = GAMES[gid], SAMPLERS[gid]
+    compared = 0
+    answers = set()
+    for state, contest in contests(gid, USUAL[gid], 13):
+        seat = contest.eligible[0]
+        view = game.view(state, seat)
+        other = sampler.sample(view, random.Random(compared))
+        assert _world(other) != _world(state) and game.view(other, seat) == view
+        first = search.wants(game, sampler, view, contest.info, random.Random(5), iterations=24)
+        second = search.wants(game, sampler, game.view(other, seat), contest.info, random.Random(5), iterations=24)
+        assert first == second
+        answers.add(first)
+        compared += 1
+        if compared >= 8:
+            break
+    assert compared >= 4
+
+
+def test_a_strong_bot_grabs_the_card_that_completes_its_hand() -> None:
+    """The card that makes five of a combination is worth taking in every world; the strong level's
+    grab (`levels.bot_wants`) is the search's."""
+    game, sampler = GAMES["frenetic_village"], SAMPLERS["frenetic_village"]
+    seen = 0
+    for seed in range(40):
+        for state, contest in contests("frenetic_village", 4, seed):
+            for seat in contest.eligible:
+                hand = state.hands[seat]
+                card = state.piles[contest.info["pile"]][-1]
+                if not any(combination([c for i, c in enumerate([*hand, card]) if i != d])
+                           for d in range(len(hand))) or combination(hand):
+                    continue
+                view = game.view(state, seat)
+                assert levels.bot_wants(game, view, contest.info, random.Random(seed), levels.STRONG, iterations=40)
+                assert levels.bot_wants(game, view, contest.info, random.Random(seed), levels.STRONG,
+                                        iterations=40) == search.wants(game, sampler, view, contest.info,
+                                                                       random.Random(seed), iterations=40)
+                seen += 1
+        if seen >= 3:
+            break
+    assert seen >= 3
+
+
+def test_a_frenetic_village_sample_deals_each_player_the_cards_the_log_shows_they_took() -> None:
+    """A card grabbed is public, and stays in its grabber's hand until they put one of its kind away:
+    every sample deals it to them, as the true state holds it."""
+    game, sampler = GAMES["frenetic_village"], SAMPLERS["frenetic_village"]
+    checked = 0
+    for seed in range(12):
+        for state, seat in decisions("frenetic_village", 4, seed):
+            view = game.view(state, seat)
+            known = frenetic_village_sample.known_hands(view)
+            for other, kinds in enumerate(known):
+                if other == seat or not kinds:
+                    continue
+                true = Counter(frenetic_village_sample.fc.kind_id(c) for c in state.hands[other])
+                assert not Counter(kinds) - true, "what the log shows is in the true hand"
+                world = sampler.sample(view, random.Random(checked))
+                dealt = Counter(frenetic_village_sample.fc.kind_id(c) for c in world.hands[other])
+                assert not Counter(kinds) - dealt
+                checked += 1
+    assert checked >= 10
