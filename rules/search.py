@@ -128,8 +128,7 @@ def _paired(game: Game, sampler: Sampler, view: View, rng: random.Random, lines:
     def begin(state: Any, line: Line, stream: random.Random) -> None:
         game.apply(state, seat, copy.deepcopy(line.action))
     _tried_paired(game, sampler, view, rng, lines, begin, iterations, stop, horizon, policy, see)
-    best = max(ln.mean() for ln in lines)
-    return dict(next(ln for ln in lines if ln.mean() == best).action)
+    return dict(_confident(lines, 0.0).action)
 
 
 def _tried_paired(game: Game, sampler: Sampler, view: View, rng: random.Random, lines: list[Line],
@@ -182,9 +181,9 @@ def wants(game: Game, sampler: Sampler, view: View, info: Mapping[str, Any], rng
           iterations: int = ITERATIONS, stop: Callable[[], bool] | None = None) -> bool:
     """Whether a seat should try for the contest its view shows (a grab): the worlds where it takes
     the card, against the same worlds where it lets the others have it (those of them whose normal
-    policy tries, one at random, as equal hands would; or nobody). Trying costs nothing but the
-    card itself, so the search tries when taking it is worth more. A search that saw no world
-    answers as the normal policy does."""
+    policy tries, one at random, as equal hands would; or nobody). The normal policy's answer
+    stands unless the other is better by the sampler's `grab_confidence` (`_confident`); a search
+    that saw no world answers as the normal policy does."""
     seat = sampler.seat_of(view)
     normal = game.bot_wants(view, info)
     lines = [Line({"take": normal}), Line({"take": not normal})]
