@@ -75,8 +75,11 @@ def playable(game: Any, state: Any, seat: int, action: Any) -> bool:
     return True
 
 
-def decisions(gid: str, seats: int, seed: int, limit: int = 400) -> Iterator[tuple[Any, int]]:
-    """Every (state, seat) of one game played by normal bots where a seat has a move to choose."""
+def played(gid: str, seats: int, seed: int, limit: int = 400,
+           keen: bool = False) -> Iterator[tuple[Any, int | None, Any]]:
+    """One game played by normal bots: (state, seat, None) where a seat has a move to choose (one
+    mover at random, or the first when `keen`), (state, None, contest) where a contest is open. A
+    contest goes to any eligible seat at random, or when `keen` to one of those whose rule tries."""
     game = GAMES[gid]
     state = game.setup(seats, seed, game.check_options(seats, {}))
     rng = random.Random(seed)
@@ -85,16 +88,29 @@ def decisions(gid: str, seats: int, seed: int, limit: int = 400) -> Iterator[tup
             return
         contest = game.contest(state)
         if contest is not None:
+            yield state, None, contest
+            tried = ([s for s in contest.eligible if game.bot_wants(game.view(state, s), contest.info)]
+                     if keen else list(contest.eligible))
             game.apply(state, HUB, {"type": "contest_result", "key": contest.key,
-                                    "winner": rng.choice(contest.eligible)})
+                                    "winner": rng.choice(tried) if tried else None})
             continue
         movers = [s for s in game.active(state) if game.legal(state, s)]
         if not movers:
             return
-        seat = rng.choice(movers)
-        yield state, seat
+        seat = movers[0] if keen else rng.choice(movers)
+        yield state, seat, None
         view = game.view(state, seat)
         game.apply(state, seat, game.bot_action(view, rng) or view["legal"][0])
+
+
+def decisions(gid: str, seats: int, seed: int, limit: int = 400) -> Iterator[tuple[Any, int]]:
+    """Every (state, seat) of one game played by normal bots where a seat has a move to choose."""
+    return ((state, seat) for state, seat, _ in played(gid, seats, seed, limit) if seat is not None)
+
+
+def contests(gid: str, seats: int, seed: int, limit: int = 400) -> Iterator[tuple[Any, Any]]:
+    """Every (state, contest) of one game played by normal bots where a contest is open."""
+    return ((state, c) for state, _, c in played(gid, seats, seed, limit, keen=True) if c is not None)
 
 
 @pytest.mark.parametrize("gid", sorted(SAMPLERS))
@@ -230,26 +246,6 @@ def test_a_strong_park_bot_answers_an_offer_by_accepting_declining_or_countering
             game.apply(copy_, seat, counter)
         asked += 1
     assert asked >= 3
-
-
-def contests(gid: str, seats: int, seed: int, limit: int = 400) -> Iterator[tuple[Any, Any]]:
-    """Every (state, contest) of one game played by normal bots where a contest is open."""
-    game = GAMES[gid]
-    state = game.setup(seats, seed, game.check_options(seats, {}))
-    rng = random.Random(seed)
-    for _ in range(limit):
-        if game.result(state) is not None:
-            return
-        contest = game.contest(state)
-        if contest is not None:
-            yield state, contest
-            tried = [s for s in contest.eligible if game.bot_wants(game.view(state, s), contest.info)]
-            game.apply(state, HUB, {"type": "contest_result", "key": contest.key,
-                                    "winner": rng.choice(tried) if tried else None})
-            continue
-        seat = next(s for s in game.active(state) if game.legal(state, s))
-        view = game.view(state, seat)
-        game.apply(state, seat, game.bot_action(view, rng) or view["legal"][0])
 
 
 CONTESTED = [gid for gid in sorted(SAMPLERS) if gid == "frenetic_village"]

@@ -166,16 +166,11 @@ class Database:
     def push(self, step: Step) -> None:
         """Commit a step now, and tell of it, when nothing waits before it; else queue it behind
         what waits, for the commit at the end of this turn of the loop (or after a failure's pause)."""
-        if not self._batch and not self._flushing and not self._telling and self._conn is not None:
-            if self._commit(self._conn, [step]):
-                self._checkpoint_if_due(self._conn)
-                self._done([step])
-                return
-            self._batch.append(step)
-            self._retry_later()
-            return
+        now = not self._batch and not self._flushing and not self._telling
         self._batch.append(step)
-        if not self._flushing:
+        if now:
+            self._flush()
+        elif not self._flushing:
             self._flushing = True
             assert self._loop is not None
             self._loop.call_soon(self._flush)
