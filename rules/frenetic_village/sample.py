@@ -58,6 +58,13 @@ def seat_of(view: View) -> int:
 UNSETTLING = frozenset({"two_cards", "three_cards", "one_card", "palla_paca_card"})
 
 
+def _this_battle(view: View) -> list[Any]:
+    """The log's entries since the battle under way began, as far back as the log goes."""
+    log = view.get("log") or []
+    start = max((i for i, e in enumerate(log) if isinstance(e, list) and e and e[0] == "battle"), default=0)
+    return list(log[start:])
+
+
 def known_hands(view: View) -> list[list[str]]:
     """The cards each player is known to hold, by kind, from the log since the battle began: a card
     grabbed is in the grabber's hand until they put one of its kind away. A Skulls empties what is
@@ -65,9 +72,7 @@ def known_hands(view: View) -> list[list[str]]:
     both hands (nothing more is known of them). The seat's own hand is its view's."""
     seats = len(view["players"])
     known: list[list[str]] = [[] for _ in range(seats)]
-    log = view.get("log") or []
-    start = max((i for i, e in enumerate(log) if isinstance(e, list) and e and e[0] == "battle"), default=0)
-    for entry in log[start:]:
+    for entry in _this_battle(view):
         what = entry[0]
         if what == "grabs":
             known[entry[1]].append(entry[2])
@@ -91,10 +96,8 @@ def known_hands(view: View) -> list[list[str]]:
 def turns_taken(view: View) -> list[int]:
     """How many times each player drew a card on their turn since the battle began (as far back as
     the log goes)."""
-    log = view.get("log") or []
-    start = max((i for i, e in enumerate(log) if isinstance(e, list) and e and e[0] == "battle"), default=0)
     turns = [0] * len(view["players"])
-    for entry in log[start:]:
+    for entry in _this_battle(view):
         if entry[0] == "draws" and entry[2] == 1:
             turns[entry[1]] += 1
     return turns
