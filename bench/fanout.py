@@ -42,6 +42,7 @@ from bench.common import (
     free_port,
     http,
     hub,
+    metric_total,
     pin,
     print_table,
     raise_nofile,
@@ -51,6 +52,7 @@ from bench.wsraw import RawClient, close_all, open_many
 
 GAMES_PER_SIZE = {1000: 4, 5000: 2}
 WORKERS = 2
+WAYS = ("hub_frames_out_total", "hub_frames_direct_total", "hub_frames_direct_behind_total")
 HUB_FLAGS = ["--ping-interval-s", "100000", "--idle-timeout-s", "100000", "--grace-s", "0", "--bot-delay-ms", "0"]
 
 
@@ -217,6 +219,7 @@ async def measure(size: int, games: int, ws: str | None, loop: str | None) -> di
             played: list[list[bytes]] = []
             frames = 0
             seconds = moves = hub_cpu = hub_wait = load_cpu = wall = 0.0
+            ways = dict.fromkeys(WAYS, 0.0)  # frames out, and of them written at once, and behind held bytes
             for _ in range(games):
                 room = bot_table(h.url, game, seats)
                 for w, n in zip(workers, counts, strict=True):
@@ -226,7 +229,10 @@ async def measure(size: int, games: int, ws: str | None, loop: str | None) -> di
                 ask_all(workers, ("reset",))
                 load0 = sum(r[3] for r in ask_all(workers, ("report",)))
                 cpu0, wait0, wall0 = h.cpu_seconds(), h.waited_seconds(), time.monotonic()
+                ways0 = {k: metric_total(h.url, k) for k in WAYS}
                 payloads, _ = await play_out(h.url, room, seats)
+                for k in WAYS:
+                    ways[k] += metric_total(h.url, k) - ways0[k]
                 m = len(payloads)
                 hub_cpu += h.cpu_seconds() - cpu0
                 hub_wait += h.waited_seconds() - wait0
@@ -242,6 +248,9 @@ async def measure(size: int, games: int, ws: str | None, loop: str | None) -> di
             out["hub_cpu"] = hub_cpu / wall
             out["hub_wait"] = hub_wait / wall
             out["spectators_cpu"] = load_cpu / wall
+            sent = ways["hub_frames_out_total"] or 1.0
+            out["direct"] = ways["hub_frames_direct_total"] / sent
+            out["behind"] = ways["hub_frames_direct_behind_total"] / sent
             ask_all(workers, ("watch", "-", 0))
         finally:
             for w in workers:
@@ -287,6 +296,9 @@ def rows_of(results: list[dict[str, Any]]) -> list[Row]:
                      f"{r['moves_per_s']:.1f} moves/s, hub ran {r['hub_cpu']:.0%} of the time and waited"
                      f" for a core {r['hub_wait']:.0%},"
                      f" spectator processes {r['spectators_cpu']:.0%} of a core, {r['games']} games"))
+        rows.append((f"fan-out {s}: hub frames written at once / behind held bytes",
+                     f"{r['direct']:.1%} / {r['behind']:.1%}", "",
+                     "the rest took the connection's queue and writer task (hub/edge/direct.py)"))
         rows.append((f"fan-out {s}: bare broadcast deltas/s", r["bare_per_s"], "", "same payloads"))
         rows.append((f"fan-out {s}: bare Starlette endpoint deltas/s", r["starlette_per_s"], "",
                      "the same loop on uvicorn + Starlette"))
@@ -306,6 +318,7 @@ def figures_of(results: list[dict[str, Any]]) -> dict[str, Any]:
         out[f"fanout_bare_per_s_{r['size']}"] = r["bare_per_s"]
         out[f"fanout_starlette_per_s_{r['size']}"] = r["starlette_per_s"]
         out[f"fanout_cost_ratio_{r['size']}"] = r["bare_us"] / r["hub_us"]
+        out[f"fanout_direct_share_{r['size']}"] = {"at_once": r["direct"], "behind": r["behind"]}
         out[f"fanout_us_per_delivery_{r['size']}"] = {"hub": r["hub_us"], "starlette": r["starlette_us"],
                                                       "bare": r["bare_us"]}
     return out

@@ -85,10 +85,14 @@ class Metrics:
 
         self.frames_direct = Counter("hub_frames_direct_total", "Frames written at once, not through the "
                                      "connection's writer task (hub/edge/direct.py)", registry=r)
+        self.frames_behind = Counter("hub_frames_direct_behind_total", "Of the frames written at once, those "
+                                     "that met a transport still holding bytes, sent together with them by the "
+                                     "event loop (hub/edge/direct.py)", registry=r)
 
         self._frames_out = 0
         self._bytes_out = 0
         self.direct = 0
+        self.behind = 0
 
     def sent(self, nbytes: int) -> None:
         """Count one frame out. Plain integers, added to the counters when read: a counter takes a
@@ -100,6 +104,9 @@ class Metrics:
         if self.direct:
             self.frames_direct.inc(self.direct)
             self.direct = 0
+        if self.behind:
+            self.frames_behind.inc(self.behind)
+            self.behind = 0
         if self._frames_out:
             self.frames_out.inc(self._frames_out)
             self.bytes_out.inc(self._bytes_out)

@@ -3,14 +3,20 @@
 A frame that leaves through the connection's writer task costs a task wake-up, Starlette's send,
 its exception wrapper and uvicorn's send coroutine before the protocol frames it: 25-31 us of CPU
 per delivery against 11-12 for a bare `websockets.broadcast` server (bench/fanout.py), which frames
-and writes in the caller's step. When a connection's queue is empty, no frame is in flight and the
-socket has taken everything written so far, the hub does the same, and better for a broadcast: a
-server's frames are not masked, so without extensions (permessage-deflate is off by default) one
-payload's frame is the same bytes for every connection, made once (`websockets.frames.Frame`) and
-written to each transport. Anything else (a transport with bytes still buffered, paused writing, a
-protocol that is not open, an extension, a fragmented message under way) goes through the queue and
-the writer as before, so a reader that stops reading still fills its bounded queue and is closed
-(4008) rather than growing the transport's buffer.
+and writes in the caller's step. When a connection's queue is empty and no frame is in flight, the
+hub does the same, and better for a broadcast: a server's frames are not masked, so without
+extensions (permessage-deflate is off by default) one payload's frame is the same bytes for every
+connection, made once (`websockets.frames.Frame`) and written to each transport.
+
+A transport that still holds bytes the socket has not taken (a reader behind by a little) takes the
+frame too, up to `HOLD_BYTES`: the event loop sends everything it holds together once the socket
+can take it (uvloop in one `writev`), so the waiting frames cost one system call and no task, and
+an idle table's frames, which meet an empty transport, are written at once as before. Past
+`HOLD_BYTES`, and for anything else (paused writing, a protocol that is not open, an extension, a
+fragmented message under way), frames go through the queue and the writer, so a reader that stops
+reading still fills its bounded queue and is closed (4008) rather than growing the transport's
+buffer. A timed frame (a seat's ping, whose round trip starts when it is written) is written here
+only to an empty transport: held bytes before it would count as the client's delay.
 
 This reaches below the ASGI interface into uvicorn's `websockets-sansio` protocol; with any other
 `--ws` implementation, or should that class change shape, there is no direct writer and every
@@ -31,6 +37,13 @@ from websockets.protocol import State
 
 #: Where the app's outermost layer leaves the server's own `send` in a WebSocket's scope.
 SCOPE_KEY = "hub.send"
+#: What a transport may hold unsent and still take a frame directly: a quarter of asyncio's and
+#: uvloop's default high-water mark (64 KiB), so the transport never pauses before the queue's bound
+#: takes over. Under uvloop the bytes held are references to the broadcast's shared frames.
+HOLD_BYTES = 16 * 1024
+#: What `Direct.write` answers: not written (the frame must take the queue), written to a transport
+#: that held nothing, written behind bytes it held.
+REFUSED, WRITTEN, WRITTEN_BEHIND = -1, 0, 1
 
 
 def direct_writer(send: Any) -> Direct | None:
@@ -75,13 +88,15 @@ class Direct:
     def __init__(self, proto: Any) -> None:
         self.proto, self.conn, self.transport = proto, proto.conn, proto.transport
 
-    def write(self, data: bytes | str) -> bool:
+    def write(self, data: bytes | str, hold: int = HOLD_BYTES) -> int:
+        """REFUSED, WRITTEN or WRITTEN_BEHIND; `hold` is the most the transport may hold before."""
         transport, proto, conn = self.transport, self.proto, self.conn
-        if (transport.get_write_buffer_size() or proto.close_sent or proto.disconnected or transport.is_closing()
+        held = transport.get_write_buffer_size()
+        if (held > hold or proto.close_sent or proto.disconnected or transport.is_closing()
                 or conn.state is not State.OPEN or conn.expect_continuation_frame):
-            return False
+            return REFUSED
         transport.write(wire(data))
-        return True
+        return WRITTEN_BEHIND if held else WRITTEN
 
 
 _last: list[Any] = [None, b""]  # the payload last framed (held, so its identity stays its own) and its frame
@@ -91,7 +106,8 @@ def wire(data: bytes | str) -> bytes:
     """A whole unmasked frame of one payload; a broadcast hands the same payload to every connection
     in a row, so it is framed once."""
     if data is _last[0]:
-        return bytes(_last[1])
+        framed: bytes = _last[1]
+        return framed
     if isinstance(data, bytes):
         framed = Frame(Opcode.BINARY, data).serialize(mask=False)
     else:

@@ -132,3 +132,76 @@ async def test_a_stalled_reader_does_not_delay_the_others(hub_factory: Any) -> N
               f"p90={ms[int(0.9 * (len(ms) - 1))]:6.2f} max={ms[-1]:6.2f}")
     assert phases["stalled"], "no move was measured while the reader stalled"
     assert max(phases["stalled"] + phases["after"]) < BOUND_S
+
+
+def metric(base: str, name: str) -> float:
+    for line in http(base, "GET", "/metrics")[1].splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def server_frames(buf: bytearray) -> list[bytes]:
+    """The payloads of the whole unmasked frames at the head of `buf`, taken out of it."""
+    out = []
+    while len(buf) >= 2:
+        n, at = buf[1] & 0x7F, 2
+        if n == 126:
+            if len(buf) < 4:
+                break
+            n, at = int.from_bytes(buf[2:4], "big"), 4
+        elif n == 127:
+            if len(buf) < 10:
+                break
+            n, at = int.from_bytes(buf[2:10], "big"), 10
+        if len(buf) < at + n:
+            break
+        out.append(bytes(buf[at:at + n]))
+        del buf[:at + n]
+    return out
+
+
+async def test_a_reader_behind_by_a_little_gets_every_frame_in_order(hub_factory: Any) -> None:
+    """Frames that meet a transport still holding bytes are written behind them (hub/edge/direct.py),
+    and past what it may hold they take the queue: a reader that pauses and then reads on gets every
+    answer once, in order, through both ways, and is not closed."""
+    h = hub_factory("--send-queue", "100000", "--frames-per-s", "1000000", "--frame-burst", "1000000",
+                    "--sndbuf-kib", "4").start()
+    room = new_room(h.url, "symbiose", 4)
+    s = stalled_reader(h.port, room)
+    pings = 4000
+    data = b"".join(ws_frame(msgpack.packb({"t": "ping", "id": i})) for i in range(pings))
+    behind0, direct0 = metric(h.url, "hub_frames_direct_behind_total"), metric(h.url, "hub_frames_direct_total")
+    sent = 0
+    until = time.monotonic() + 20
+    while sent < len(data) and time.monotonic() < until:
+        try:
+            sent += s.send(data[sent:])
+        except BlockingIOError:
+            await asyncio.sleep(0.01)
+    assert sent == len(data), "the hub stopped reading the pings"
+    await asyncio.sleep(1.0)  # it answers them all into a reader that reads nothing
+    buf, frames = bytearray(), []
+    until = time.monotonic() + 20
+    pongs: list[int] = []
+    while len(pongs) < pings and time.monotonic() < until:
+        try:
+            chunk = s.recv(1 << 16)
+        except BlockingIOError:
+            await asyncio.sleep(0.005)
+            continue
+        assert chunk, "the hub closed the reader"
+        buf += chunk
+        for payload in server_frames(buf):
+            frame = msgpack.unpackb(payload)
+            frames.append(frame)
+            if frame["t"] == "pong":
+                pongs.append(frame["id"])
+    s.close()
+    assert pongs == list(range(pings))
+    assert frames[0]["t"] == "welcome"
+    assert not closed_by_hub(h.url)
+    behind = metric(h.url, "hub_frames_direct_behind_total") - behind0
+    direct = metric(h.url, "hub_frames_direct_total") - direct0
+    assert behind > 0, "no frame was written behind held bytes"
+    assert direct < pings, "no frame took the queue"
