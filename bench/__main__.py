@@ -13,7 +13,19 @@ import os
 import time
 from typing import Any
 
-from bench import bot_load, bots, contests, delta_size, fanout, latency, memory, playouts, redis_shard, restart
+from bench import (
+    bot_load,
+    bots,
+    contests,
+    delta_size,
+    fanout,
+    latency,
+    memory,
+    playouts,
+    redis_shard,
+    restart,
+    write_floor,
+)
 from bench.common import Row, bench_line, machine, print_table
 
 
@@ -32,6 +44,7 @@ def main() -> None:
     figures: dict[str, Any] = {}
     parts = [
         ("Fan-out", lambda: asyncio.run(fanout.run([1000] if quick else [1000, 5000], args.ws, args.loop))),
+        ("Write floor", lambda: write_floor.run(1000, 240, 50 if quick else 200)),
         ("Latency under load", lambda: asyncio.run(latency.run(100 if quick else 500, 8 if quick else 30,
                                                                args.ws, args.loop, pairs=1 if quick else 5))),
         ("Delta size", lambda: delta_size.run(8 if quick else 40)),
