@@ -386,3 +386,86 @@ async def test_a_grab_contest_open_at_the_crash_is_opened_again_and_settled_fair
             await c.close()
     finally:
         hub.stop()
+
+
+#: How version 1 of the schema kept the log (a WITHOUT ROWID table keyed by room and entry).
+TO_V1 = """
+BEGIN;
+ALTER TABLE entries RENAME TO entries_v2;
+DROP INDEX entries_by_room;
+CREATE TABLE entries (rid TEXT NOT NULL, n INTEGER NOT NULL, entry BLOB NOT NULL, PRIMARY KEY (rid, n)) WITHOUT ROWID;
+INSERT INTO entries SELECT rid, n, entry FROM entries_v2;
+DROP TABLE entries_v2;
+UPDATE hub SET value = 1 WHERE key = 'schema';
+COMMIT;
+"""
+
+
+def schema_of(db: Path) -> tuple[Any, str]:
+    conn = sqlite3.connect(db)
+    try:
+        version = conn.execute("SELECT value FROM hub WHERE key = 'schema'").fetchone()[0]
+        table = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'entries'").fetchone()[0]
+    finally:
+        conn.close()
+    return version, table
+
+
+async def test_a_file_of_the_first_schema_is_brought_up_to_date_and_its_rooms_play_on(tmp_path: Path) -> None:
+    db = tmp_path / "hub.sqlite3"
+    hub = hub_on(db).start()
+    try:
+        rid = new_room(hub.url, "symbiose", 2)
+        tokens = [join(hub.url, rid, f"p{i}")[1] for i in range(2)]
+        players = [await Client(hub.url, rid, t).open() for t in tokens]
+        for _ in range(4):
+            await asyncio.sleep(0.05)
+            mover = next(c for c in players if c.legal)
+            assert (await mover.act(mover.legal[0], seq=mover.seq))["t"] == "ack"
+        for c in players:
+            await c.close()
+        before = entries_of(db, rid)
+        _, view_before = await snapshot(hub.url, rid, tokens[0])
+    finally:
+        hub.stop()
+    assert schema_of(db)[0] == 2 and "WITHOUT ROWID" not in schema_of(db)[1]
+    conn = sqlite3.connect(db)
+    try:
+        conn.executescript(TO_V1)
+    finally:
+        conn.close()
+    assert schema_of(db)[0] == 1 and "WITHOUT ROWID" in schema_of(db)[1]
+
+    hub = hub_on(db).start()
+    try:
+        version, table = schema_of(db)
+        assert version == 2 and "WITHOUT ROWID" not in table
+        assert entries_of(db, rid)[:len(before)] == before  # then what the restart itself writes (a sync)
+        _, view_after = await snapshot(hub.url, rid, tokens[0])
+        assert without_presence(view_after) == without_presence(view_before)
+        c = await Client(hub.url, rid, tokens[0]).open()
+        other = await Client(hub.url, rid, tokens[1]).open()
+        await asyncio.sleep(0.05)
+        mover = next(x for x in (c, other) if x.legal)
+        assert (await mover.act(mover.legal[0], seq=mover.seq))["t"] == "ack"
+        assert entries_of(db, rid)[-1]["k"] == "act"
+        await c.close()
+        await other.close()
+    finally:
+        hub.stop()
+
+
+def test_a_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    from hub.metrics import Metrics
+    from hub.stores.sqlite.database import SCHEMA_V, Database
+
+    db = tmp_path / "hub.sqlite3"
+    Database(db, Metrics()).create_schema()
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("UPDATE hub SET value = ? WHERE key = 'schema'", (SCHEMA_V + 1,))
+        conn.commit()
+    finally:
+        conn.close()
+    with pytest.raises(RuntimeError, match="schema version"):
+        Database(db, Metrics()).create_schema()
