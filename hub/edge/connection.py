@@ -117,19 +117,7 @@ class Connection:
     # ---- sending -------------------------------------------------------------------------------
 
     def send(self, frame: Encoded) -> None:
-        """A broadcast's step for one connection: the direct write in this frame (one call fewer per
-        delivery, at thousands of deliveries a move), the queue otherwise."""
-        data = frame.get(self.codec)
-        direct = self._direct
-        if direct is not None and not self._backlog and self._closing is None:
-            behind = direct.write(data)
-            if behind != REFUSED:
-                metrics = self.metrics
-                metrics.direct += 1
-                metrics.behind += behind
-                metrics.sent(len(data))
-                return
-        self._push(data)
+        self._push(frame.get(self.codec))
 
     def send_frame(self, frame: dict[str, Any]) -> None:
         self._push(encode(frame, self.codec))
