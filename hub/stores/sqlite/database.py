@@ -70,6 +70,15 @@ CREATE TABLE IF NOT EXISTS rooms (
     snap_n INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS rooms_by_status ON rooms (status, finished_ms);
+"""
+#: The log's entries (schema 2, made by SCHEMA and by the migration from 1): rows in the order they
+#: were made (a rowid table), found by room through a small index, so a commit appends its entry to
+#: the table's last page and puts a few bytes in the index. Version 1 kept them in a WITHOUT ROWID
+#: table keyed by (rid, n), where every commit wrote its 1-5 KB entry into the middle of the room's
+#: part of the tree, splitting pages: SQLite advises that layout only for rows under a twentieth of
+#: a page, and a commit cost twice the CPU (72 against 32 us for 1.5 KB entries over 500 rooms,
+#: measured alone), and dirtied pages the checkpoints copy.
+ENTRIES_V2 = """
 CREATE TABLE IF NOT EXISTS entries (
     id INTEGER PRIMARY KEY,
     rid TEXT NOT NULL,
@@ -78,26 +87,15 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entries_by_room ON entries (rid, n);
 """
-# The log's entries are rows in the order they were made (a rowid table), found by room through a
-# small index: a commit appends its entry to the table's last page and puts a few bytes in the
-# index. Version 1 kept them in a WITHOUT ROWID table keyed by (rid, n), where every commit wrote
-# its 1-5 KB entry into the middle of the room's part of the tree, splitting pages: SQLite advises
-# that layout only for rows under a twentieth of a page, and a commit cost twice the CPU (72 against
-# 32 us for 1.5 KB entries over 500 rooms, measured alone), and dirtied pages the checkpoints copy.
+SCHEMA += ENTRIES_V2
 
 #: From each version to the next, run in one transaction at start, before the schema above.
 MIGRATIONS: dict[int, str] = {
     1: """
 ALTER TABLE entries RENAME TO entries_v1;
-CREATE TABLE entries (
-    id INTEGER PRIMARY KEY,
-    rid TEXT NOT NULL,
-    n INTEGER NOT NULL,
-    entry BLOB NOT NULL
-);
+""" + ENTRIES_V2 + """
 INSERT INTO entries (rid, n, entry) SELECT rid, n, entry FROM entries_v1 ORDER BY rid, n;
 DROP TABLE entries_v1;
-CREATE UNIQUE INDEX entries_by_room ON entries (rid, n);
 """,
 }
 
